@@ -1,0 +1,83 @@
+// Package backend defines the small, capability-shaped interfaces that workloads use to talk to
+// backing services: a Broker that publishes and consumes, and a SQL database. Each product lives in
+// its own subpackage (amqp, nats, postgres, sqlite) and is chosen by URL scheme in package open.
+// Every implementation passes the shared conformance suite in backend/conformance.
+package backend
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrUnsupported is returned for an option a backend cannot honour (e.g. confirms on a broker
+// without them); callers branch on it to give the user a clear message.
+var ErrUnsupported = errors.New("not supported by this backend")
+
+// Queue describes a queue to declare. Declaring is idempotent.
+type Queue struct {
+	Name    string
+	Durable bool
+}
+
+// PublisherConfig says where and how a Publisher sends.
+type PublisherConfig struct {
+	Queue      string // destination queue (AMQP: default exchange routed by name, or Exchange+Key)
+	Exchange   string // optional AMQP exchange; empty means the default exchange
+	RoutingKey string // optional; defaults to Queue
+	Persistent bool   // delivery mode 2 / file storage
+	Confirm    bool   // wait for the broker to confirm each publish before Publish returns
+}
+
+// Publisher sends messages. It is not safe for concurrent use; open one per goroutine.
+type Publisher interface {
+	Publish(ctx context.Context, body []byte) error
+	Close() error
+}
+
+// ConsumerConfig says what a Consumer reads and how many unacked messages it may hold.
+type ConsumerConfig struct {
+	Queue    string
+	Prefetch int // at most this many delivered and not yet acked
+}
+
+// Delivery is one received message. Ack or Nack must be called exactly once; both are safe to
+// call from any goroutine.
+type Delivery interface {
+	Body() []byte
+	Redelivered() bool
+	Ack() error
+	Nack(requeue bool) error
+}
+
+// Consumer receives messages until closed or the context ends; the channel then closes.
+type Consumer interface {
+	Deliveries() <-chan Delivery
+	Close() error
+}
+
+// Broker is a message broker connection.
+type Broker interface {
+	DeclareQueue(ctx context.Context, q Queue) error
+	DeleteQueue(ctx context.Context, name string) error
+	// Depth returns the number of messages ready in a queue, as the broker counts them.
+	Depth(ctx context.Context, name string) (int64, error)
+	Publisher(ctx context.Context, cfg PublisherConfig) (Publisher, error)
+	Consumer(ctx context.Context, cfg ConsumerConfig) (Consumer, error)
+	Close() error
+}
+
+// SQL is a database connection pool. Queries use ? placeholders; backends rewrite them as needed.
+type SQL interface {
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	// QueryInt runs a query that returns one integer (e.g. a count).
+	QueryInt(ctx context.Context, query string, args ...any) (int64, error)
+	Begin(ctx context.Context) (Tx, error)
+	Close() error
+}
+
+// Tx is a transaction (READ COMMITTED where the database has levels).
+type Tx interface {
+	Exec(ctx context.Context, query string, args ...any) (int64, error)
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}

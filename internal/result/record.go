@@ -1,0 +1,135 @@
+package result
+
+import (
+	"time"
+)
+
+// SchemaVersion is the version of the record layout written by this build.
+const SchemaVersion = 1
+
+// Record is the result of one measured run.
+type Record struct {
+	SchemaVersion int            `json:"schema_version"`
+	Workload      string         `json:"workload"`             // http, hello, bus, publish, ...
+	Impl          string         `json:"impl,omitempty"`       // the system under test, e.g. "go-hello"
+	Mode          string         `json:"mode,omitempty"`       // sync or async, where the workload has modes
+	LoadModel     string         `json:"load_model,omitempty"` // closed or open
+	Target        string         `json:"target,omitempty"`     // URL or queue measured, passwords redacted
+	Parameters    map[string]any `json:"parameters"`
+	Command       []string       `json:"command"` // the exact command line that produced the record
+	Environment   Environment    `json:"environment"`
+	StartedAt     time.Time      `json:"started_at"`
+	Duration      Duration       `json:"duration"` // measured phase only, warm-up excluded
+	Interrupted   bool           `json:"interrupted"`
+	Counts        Counts         `json:"counts"`
+	Throughput    Throughput     `json:"throughput"`
+	Latency       *Latency       `json:"latency,omitempty"`             // from intended start in open loop
+	Uncorrected   *Latency       `json:"latency_uncorrected,omitempty"` // open loop: from the actual send
+	ScheduleLag   *Latency       `json:"schedule_lag,omitempty"`        // open loop: actual send minus intended
+	Series        []Point        `json:"series,omitempty"`              // one point per second
+	Threads       []ThreadStats  `json:"threads,omitempty"`             // per worker thread (wrk's Thread Stats)
+	Processes     []Process      `json:"processes,omitempty"`
+	Warnings      []string       `json:"warnings,omitempty"`
+	Bus           *Bus           `json:"bus,omitempty"` // bus workload only
+}
+
+// Environment says where a run happened.
+type Environment struct {
+	Hostname    string            `json:"hostname,omitempty"`
+	OS          string            `json:"os"`
+	Arch        string            `json:"arch"`
+	Kernel      string            `json:"kernel,omitempty"`
+	CPUModel    string            `json:"cpu_model,omitempty"`
+	Cores       int               `json:"cores"`
+	MemoryBytes uint64            `json:"memory_bytes,omitempty"`
+	GoVersion   string            `json:"go_version"`
+	Version     string            `json:"iobench_version"`
+	GitCommit   string            `json:"iobench_commit"`
+	Versions    map[string]string `json:"versions,omitempty"` // services and runtimes: "rabbitmq": "3.10.8"
+}
+
+// Counts are the operations of the measured phase, by outcome.
+type Counts struct {
+	Attempted   int64            `json:"attempted"`
+	Succeeded   int64            `json:"succeeded"`
+	Failed      int64            `json:"failed"`
+	Errors      map[string]int64 `json:"errors,omitempty"` // by class: connect, read, write, timeout, status, expect
+	Late        int64            `json:"late,omitempty"`   // open loop: sent more than 1 ms after their intended start
+	Lost        int64            `json:"lost,omitempty"`
+	Duplicated  int64            `json:"duplicated,omitempty"`
+	Redelivered int64            `json:"redelivered,omitempty"`
+	BytesRead   int64            `json:"bytes_read,omitempty"`
+}
+
+// Throughput is the rate of completed operations.
+type Throughput struct {
+	Unit        string  `json:"unit"` // e.g. "req/s"
+	Mean        float64 `json:"mean"`
+	PeakSecond  float64 `json:"peak_second"`
+	TargetRate  float64 `json:"target_rate,omitempty"` // open loop: the rate asked for
+	BytesPerSec float64 `json:"bytes_per_sec,omitempty"`
+}
+
+// Latency summarizes one HDR histogram. All times are microseconds.
+type Latency struct {
+	Unit        string       `json:"unit"` // always "us"
+	Count       int64        `json:"count"`
+	Min         float64      `json:"min"`
+	Mean        float64      `json:"mean"`
+	Stdev       float64      `json:"stdev"`
+	Max         float64      `json:"max"`
+	Percentiles []Percentile `json:"percentiles"`
+	Histogram   string       `json:"hdr,omitempty"` // the compressed HdrHistogram, base64, for exact merges later
+}
+
+// Percentile is one point of a latency distribution.
+type Percentile struct {
+	P     float64 `json:"p"`     // e.g. 99.9
+	Value float64 `json:"value"` // microseconds
+}
+
+// At returns the value at percentile p, or 0 when p was not recorded.
+func (l *Latency) At(p float64) float64 {
+	if l == nil {
+		return 0
+	}
+	for _, q := range l.Percentiles {
+		if q.P == p {
+			return q.Value
+		}
+	}
+	return 0
+}
+
+// Point is one second of a run.
+type Point struct {
+	Second    int                `json:"t"` // seconds since the measured phase began, 1-based end of interval
+	Completed int64              `json:"completed"`
+	Errors    int64              `json:"errors"`
+	P50       float64            `json:"p50_us,omitempty"`
+	P99       float64            `json:"p99_us,omitempty"`
+	Values    map[string]float64 `json:"values,omitempty"` // workload-specific rates, e.g. "events_acked"
+}
+
+// ThreadStats is wrk's per-thread view: latency and requests-per-second distributions of one worker.
+type ThreadStats struct {
+	Connections  int     `json:"connections"`
+	Completed    int64   `json:"completed"`
+	LatencyMean  float64 `json:"latency_mean_us"`
+	LatencyStdev float64 `json:"latency_stdev_us"`
+	LatencyMax   float64 `json:"latency_max_us"`
+	RateMean     float64 `json:"rate_mean"`
+	RateStdev    float64 `json:"rate_stdev"`
+	RateMax      float64 `json:"rate_max"`
+}
+
+// Process is the cost of one process (or process tree) during the run.
+type Process struct {
+	Name       string  `json:"name"`
+	Role       string  `json:"role"` // generator, sut or service
+	PID        int     `json:"pid,omitempty"`
+	CPUUser    float64 `json:"cpu_user_s"`
+	CPUSystem  float64 `json:"cpu_system_s"`
+	PeakRSS    uint64  `json:"peak_rss_bytes"`
+	CPUPercent float64 `json:"cpu_percent"` // of one core, over the measured wall time
+}
