@@ -27,7 +27,8 @@ type Record struct {
 	Uncorrected   *Latency       `json:"latency_uncorrected,omitempty"` // open loop: from the actual send
 	ScheduleLag   *Latency       `json:"schedule_lag,omitempty"`        // open loop: actual send minus intended
 	Series        []Point        `json:"series,omitempty"`              // one point per second
-	Threads       []ThreadStats  `json:"threads,omitempty"`             // per worker thread (wrk's Thread Stats)
+	Threads       []ThreadStats  `json:"threads,omitempty"`             // per worker thread
+	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
 	Processes     []Process      `json:"processes,omitempty"`
 	Warnings      []string       `json:"warnings,omitempty"`
 	Bus           *Bus           `json:"bus,omitempty"` // bus workload only
@@ -77,6 +78,7 @@ type Latency struct {
 	Min         float64      `json:"min"`
 	Mean        float64      `json:"mean"`
 	Stdev       float64      `json:"stdev"`
+	WithinStdev float64      `json:"within_stdev_pct"` // share of samples within one stdev of the mean
 	Max         float64      `json:"max"`
 	Percentiles []Percentile `json:"percentiles"`
 	Histogram   string       `json:"hdr,omitempty"` // the compressed HdrHistogram, base64, for exact merges later
@@ -103,7 +105,8 @@ func (l *Latency) At(p float64) float64 {
 
 // Point is one second of a run.
 type Point struct {
-	Second    int                `json:"t"` // seconds since the measured phase began, 1-based end of interval
+	Second    int                `json:"t"`      // 1-based index of the interval since the measured phase began
+	Span      float64            `json:"span_s"` // the interval's length in seconds (the last one may be short)
 	Completed int64              `json:"completed"`
 	Errors    int64              `json:"errors"`
 	P50       float64            `json:"p50_us,omitempty"`
@@ -111,16 +114,18 @@ type Point struct {
 	Values    map[string]float64 `json:"values,omitempty"` // workload-specific rates, e.g. "events_acked"
 }
 
-// ThreadStats is wrk's per-thread view: latency and requests-per-second distributions of one worker.
+// ThreadStats is what one worker thread did.
 type ThreadStats struct {
-	Connections  int     `json:"connections"`
-	Completed    int64   `json:"completed"`
-	LatencyMean  float64 `json:"latency_mean_us"`
-	LatencyStdev float64 `json:"latency_stdev_us"`
-	LatencyMax   float64 `json:"latency_max_us"`
-	RateMean     float64 `json:"rate_mean"`
-	RateStdev    float64 `json:"rate_stdev"`
-	RateMax      float64 `json:"rate_max"`
+	Connections int   `json:"connections"`
+	Completed   int64 `json:"completed"`
+}
+
+// RateStats summarizes a set of per-second rates (wrk's Req/Sec row: one sample per thread per second).
+type RateStats struct {
+	Mean        float64 `json:"mean"`
+	Stdev       float64 `json:"stdev"`
+	Max         float64 `json:"max"`
+	WithinStdev float64 `json:"within_stdev_pct"`
 }
 
 // Process is the cost of one process (or process tree) during the run.

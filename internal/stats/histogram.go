@@ -76,6 +76,7 @@ func (h *Histogram) Summary() *result.Latency {
 	l.Min = float64(h.h.Min())
 	l.Mean = round2(h.Mean())
 	l.Stdev = round2(h.Stdev())
+	l.WithinStdev = h.WithinStdev()
 	l.Max = h.Max()
 	for _, p := range Percentiles {
 		l.Percentiles = append(l.Percentiles, result.Percentile{P: p, Value: h.Quantile(p)})
@@ -106,3 +107,21 @@ func (h *Histogram) Distribution(ticksPerHalf int32) []result.Percentile {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// WithinStdev returns the percentage of samples within one standard deviation of the mean
+// (wrk's "+/- Stdev" column).
+func (h *Histogram) WithinStdev() float64 {
+	n := h.Count()
+	if n == 0 {
+		return 0
+	}
+	mean, sd := h.Mean(), h.Stdev()
+	lo, hi := mean-sd, mean+sd
+	var in int64
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 && float64(b.From) >= lo && float64(b.To) <= hi {
+			in += b.Count
+		}
+	}
+	return round2(100 * float64(in) / float64(n))
+}

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/iobench/iobench/internal/httpload"
+)
+
+// Config is one load run.
+type Config struct {
+	Target      httpload.Target
+	Request     []byte // the raw request, built once (httpload.RequestSpec.Build)
+	Connections int
+	Threads     int
+	Duration    time.Duration // measured phase; ignored when Requests > 0
+	Requests    int64         // total requests (ab's -n) instead of a duration
+	Rate        float64       // open loop: total requests per second; 0 = closed loop
+	Warmup      time.Duration // load before measuring, not counted
+	Timeout     time.Duration // per request; a slower response is a timeout error
+	KeepAlive   bool          // reuse connections; false closes after each response, as ab without -k
+	Expect      Expect
+	Clock       Clock                // nil = RealClock
+	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
+	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms
+	dial        func() (conn, error) // tests only; nil = httpload.Dial
+}
+
+// Expect says which responses count as successes.
+type Expect struct {
+	Status []int          // accepted status codes; empty accepts 2xx and 3xx
+	Body   *regexp.Regexp // when set, the body must match
+}
+
+// Validate reports the first problem with cfg as a one-line error with a hint.
+func (c *Config) Validate() error {
+	switch {
+	case c.Connections <= 0:
+		return errors.New("connections must be at least 1 (-c 1)")
+	case c.Threads <= 0:
+		return errors.New("threads must be at least 1 (-t 1)")
+	case c.Threads > c.Connections:
+		return fmt.Errorf("%d threads for %d connections: each thread needs a connection; use -t %d or more connections", c.Threads, c.Connections, c.Connections)
+	case c.Rate < 0:
+		return errors.New("rate must be positive (-R 1000); leave -R out for a closed loop")
+	case c.Rate > 0 && c.Requests > 0:
+		return errors.New("-R (open loop for a duration) and -n (a number of requests) do not mix; use -d with -R")
+	case c.Requests < 0:
+		return errors.New("requests must be positive (-n 10000)")
+	case c.Requests == 0 && c.Duration <= 0:
+		return errors.New("duration must be positive (-d 10s)")
+	case c.Timeout <= 0:
+		return errors.New("timeout must be positive (--timeout 2s)")
+	}
+	return nil
+}
+
+// ok reports whether a response meets the expectations, and the error class when it does not.
+func (e Expect) ok(status int, body []byte) (bool, string) {
+	if len(e.Status) == 0 {
+		if status < 200 || status >= 400 {
+			return false, ErrStatus
+		}
+	} else if !containsInt(e.Status, status) {
+		return false, ErrStatus
+	}
+	if e.Body != nil && !e.Body.Match(body) {
+		return false, ErrExpect
+	}
+	return true, ""
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/iobench/iobench/internal/stats"
+)
+
+// group is one thread's share of the connections and their measurements. Its connections record
+// under mu; the ticker takes the per-second figures under the same lock.
+type group struct {
+	mu        sync.Mutex
+	conns     int
+	open      bool
+	corrected *stats.Histogram // from intended start (open loop) or from send (closed loop)
+	uncorr    *stats.Histogram // open loop: from the actual send
+	lag       *stats.Histogram // open loop: actual send minus intended start
+	second    *stats.Histogram // corrected latency of the current second
+	completed int64            // responses received
+	succeeded int64            // responses that met the expectations
+	late      int64
+	bytes     int64
+	errs      [nClasses]int64
+	secDone   int64 // responses in the current second
+	secErrs   int64 // errors in the current second
+	rates     []float64
+}
+
+func newGroup(open bool) *group {
+	g := &group{open: open, corrected: stats.NewHistogram(), second: stats.NewHistogram()}
+	if open {
+		g.uncorr = stats.NewHistogram()
+		g.lag = stats.NewHistogram()
+	}
+	return g
+}
+
+// sample is one finished request.
+type sample struct {
+	intended, sent, done time.Time
+	bytes                int64
+	class                int // -1 success, else an index into ErrorClasses
+	response             bool
+}
+
+func (g *group) record(s sample) {
+	g.mu.Lock()
+	if s.response {
+		g.completed++
+		g.secDone++
+		g.bytes += s.bytes
+		g.corrected.Record(s.done.Sub(s.intended))
+		g.second.Record(s.done.Sub(s.intended))
+		if g.open {
+			g.uncorr.Record(s.done.Sub(s.sent))
+			lag := s.sent.Sub(s.intended)
+			g.lag.Record(lag)
+			if lag > lateAfter {
+				g.late++
+			}
+		}
+	}
+	if s.class < 0 {
+		g.succeeded++
+	} else {
+		g.errs[s.class]++
+		g.secErrs++
+	}
+	g.mu.Unlock()
+}
+
+// tick moves the current second's figures out of g, merging its latencies into into.
+func (g *group) tick(span time.Duration, into *stats.Histogram) (done, errs int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	done, errs = g.secDone, g.secErrs
+	g.secDone, g.secErrs = 0, 0
+	into.Merge(g.second)
+	g.second.Reset()
+	if span >= 900*time.Millisecond { // a short last interval would understate the rate
+		g.rates = append(g.rates, float64(done)/span.Seconds())
+	}
+	return done, errs
+}

@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/iobench/iobench/internal/httpload"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/stats"
+)
+
+// conn is what the engine needs of a connection; *httpload.Conn implements it.
+type conn interface {
+	Do(req []byte, deadline time.Time) (httpload.Response, error)
+	Close() error
+}
+
+// Snapshot is the state of a run after one more second, for progress displays.
+type Snapshot struct {
+	Elapsed   time.Duration // of the measured phase
+	Total     time.Duration // planned measured phase (0 with -n)
+	Completed int64         // responses so far
+	Planned   int64         // -n, or 0
+	RateNow   float64       // responses per second in the last second
+	P99       float64       // microseconds, so far
+	Errors    int64         // so far
+}
+
+// Result is what a run measured. Uncorrected and Lag are nil in a closed loop.
+type Result struct {
+	Start       time.Time     // when the measured phase began
+	Elapsed     time.Duration // length of the measured phase
+	Interrupted bool
+	Latency     *stats.Histogram
+	Uncorrected *stats.Histogram
+	Lag         *stats.Histogram
+	Completed   int64 // responses received, whatever their status
+	Succeeded   int64
+	Errors      map[string]int64
+	Late        int64
+	BytesRead   int64
+	Series      []result.Point
+	Rates       []float64 // per thread, per second
+	Threads     []result.ThreadStats
+}
+
+// run is the shared state of one Run.
+type run struct {
+	cfg       Config
+	clock     Clock
+	start     time.Time // load begins (warm-up included)
+	measure   time.Time // measured phase begins
+	end       time.Time // measured phase ends (far future with -n)
+	groups    []*group
+	slots     []slot
+	remaining atomic.Int64 // -n tickets left
+	stopped   atomic.Bool
+}
+
+// slot holds a connection's live socket so that a stop can close it and unblock a pending read.
+type slot struct {
+	mu sync.Mutex
+	c  conn
+}
+
+func (s *slot) set(c conn) {
+	s.mu.Lock()
+	s.c = c
+	s.mu.Unlock()
+}
+
+func (s *slot) close() {
+	s.mu.Lock()
+	if s.c != nil {
+		s.c.Close()
+		s.c = nil
+	}
+	s.mu.Unlock()
+}
+
+// Run drives load as cfg says until the duration or request count is reached or ctx ends; a
+// cancelled ctx still returns the partial result, marked Interrupted.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = RealClock{}
+	}
+	if cfg.ConnectWait <= 0 {
+		cfg.ConnectWait = 50 * time.Millisecond
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Threads))
+	r := newRun(cfg)
+	return r.execute(ctx)
+}
+
+func newRun(cfg Config) *run {
+	r := &run{cfg: cfg, clock: cfg.Clock, slots: make([]slot, cfg.Connections)}
+	for i := 0; i < cfg.Threads; i++ {
+		r.groups = append(r.groups, newGroup(cfg.Rate > 0))
+	}
+	r.start = r.clock.Now()
+	r.measure = r.start.Add(cfg.Warmup)
+	if cfg.Requests > 0 {
+		r.end = r.measure.Add(100 * 365 * 24 * time.Hour)
+		r.remaining.Store(cfg.Requests)
+	} else {
+		r.end = r.measure.Add(cfg.Duration)
+	}
+	return r
+}
+
+func (r *run) execute(ctx context.Context) (*Result, error) {
+	var wg sync.WaitGroup
+	for k := range r.slots {
+		g := r.groups[k%len(r.groups)] // round robin: remainders spread one per group
+		g.conns++
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			r.connection(k, g)
+		}(k)
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+
+	series := newTicker(r)
+	interrupted := r.wait(ctx, finished, series)
+	res := r.collect(series)
+	res.Interrupted = interrupted
+	return res, nil
+}
+
+// wait blocks until the load finishes, the duration is over or ctx ends, ticking every second.
+func (r *run) wait(ctx context.Context, finished <-chan struct{}, t *ticker) (interrupted bool) {
+	warm := time.NewTimer(time.Until(r.measure))
+	defer warm.Stop()
+	select {
+	case <-warm.C:
+	case <-finished:
+		return false
+	case <-ctx.Done():
+		r.stop(finished)
+		return true
+	}
+	t.begin()
+	sec := time.NewTicker(time.Second)
+	defer sec.Stop()
+	deadline := time.NewTimer(time.Until(r.end))
+	defer deadline.Stop()
+	for {
+		select {
+		case <-sec.C:
+			t.tick()
+		case <-deadline.C:
+			r.stop(finished)
+			return false
+		case <-finished:
+			return false
+		case <-ctx.Done():
+			r.stop(finished)
+			return true
+		}
+	}
+}
+
+// stop ends every connection, closing sockets so that pending reads return at once.
+func (r *run) stop(finished <-chan struct{}) {
+	r.stopped.Store(true)
+	for i := range r.slots {
+		r.slots[i].close()
+	}
+	<-finished
+}
+
+// connection is the loop of one connection: closed loop or paced.
+func (r *run) connection(k int, g *group) {
+	var pacer *Pacer
+	if r.cfg.Rate > 0 {
+		pacer = NewPacer(r.clock, r.start, r.cfg.Rate, k, r.cfg.Connections)
+	}
+	s := &r.slots[k]
+	var c conn
+	defer func() {
+		if c != nil {
+			s.close()
+		}
+	}()
+	stop := r.stopped.Load
+	for !stop() {
+		var intended time.Time
+		counted := true
+		if pacer != nil {
+			var ok bool
+			if intended, ok = pacer.Next(r.end, stop); !ok {
+				return
+			}
+			counted = !intended.Before(r.measure)
+		} else {
+			now := r.clock.Now()
+			if !now.Before(r.end) {
+				return
+			}
+			counted = !now.Before(r.measure)
+			if counted && r.cfg.Requests > 0 && r.remaining.Add(-1) < 0 {
+				return
+			}
+		}
+		if c == nil {
+			var err error
+			if c, err = r.dial(); err != nil {
+				c = nil
+				r.fail(g, counted, intended, 0)
+				r.clock.Sleep(r.cfg.ConnectWait)
+				continue
+			}
+			s.set(c)
+		}
+		keep := r.request(c, g, intended, counted)
+		if !keep {
+			s.close()
+			c = nil
+		}
+	}
+}
+
+func (r *run) dial() (conn, error) {
+	if r.cfg.dial != nil {
+		return r.cfg.dial()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+	defer cancel()
+	c, err := httpload.Dial(ctx, r.cfg.Target.Addr, r.cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	if r.cfg.Expect.Body != nil {
+		c.SetKeepBody(true)
+	}
+	return c, nil
+}
+
+// request sends one request on c and records it; it reports whether c may be reused.
+func (r *run) request(c conn, g *group, intended time.Time, counted bool) bool {
+	sent := r.clock.Now()
+	if intended.IsZero() {
+		intended = sent
+	}
+	resp, err := c.Do(r.cfg.Request, sent.Add(r.cfg.Timeout))
+	done := r.clock.Now()
+	if r.stopped.Load() || (r.cfg.Requests == 0 && done.After(r.end)) {
+		return err == nil && resp.KeepAlive // the run is over: neither count nor blame
+	}
+	if err != nil {
+		r.fail(g, counted, intended, socketClass(err))
+		return false
+	}
+	if counted {
+		s := sample{intended: intended, sent: sent, done: done, bytes: resp.Read, class: -1, response: true}
+		if ok, class := r.cfg.Expect.ok(resp.Status, resp.Body); !ok {
+			s.class = classIndex(class)
+		}
+		g.record(s)
+	}
+	return resp.KeepAlive && r.cfg.KeepAlive
+}
+
+func (r *run) fail(g *group, counted bool, intended time.Time, class int) {
+	if counted && !r.stopped.Load() {
+		g.record(sample{intended: intended, class: class})
+	}
+}

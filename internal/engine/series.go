@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/stats"
+)
+
+// ticker turns the groups' per-second figures into the series and the progress snapshots.
+type ticker struct {
+	r      *run
+	began  time.Time
+	last   time.Time
+	points []result.Point
+	second *stats.Histogram // scratch: the last second, merged over groups
+	total  *stats.Histogram // everything so far, for "p99 so far"
+	done   int64
+	errs   int64
+}
+
+func newTicker(r *run) *ticker {
+	return &ticker{r: r, second: stats.NewHistogram(), total: stats.NewHistogram()}
+}
+
+// begin marks the start of the measured phase.
+func (t *ticker) begin() {
+	t.began = time.Now()
+	t.last = t.began
+}
+
+// tick closes one interval: it appends a point and calls OnSecond.
+func (t *ticker) tick() {
+	if t.began.IsZero() {
+		return
+	}
+	now := time.Now()
+	span := now.Sub(t.last)
+	t.last = now
+	var done, errs int64
+	t.second.Reset()
+	for _, g := range t.r.groups {
+		d, e := g.tick(span, t.second)
+		done += d
+		errs += e
+	}
+	t.total.Merge(t.second)
+	t.done += done
+	t.errs += errs
+	p := result.Point{Second: len(t.points) + 1, Span: round3(span.Seconds()), Completed: done, Errors: errs}
+	if t.second.Count() > 0 {
+		p.P50 = t.second.Quantile(50)
+		p.P99 = t.second.Quantile(99)
+	}
+	t.points = append(t.points, p)
+	if f := t.r.cfg.OnSecond; f != nil {
+		f(Snapshot{
+			Elapsed:   now.Sub(t.began),
+			Total:     t.plannedDuration(),
+			Completed: t.done,
+			Planned:   t.r.cfg.Requests,
+			RateNow:   float64(done) / span.Seconds(),
+			P99:       t.total.Quantile(99),
+			Errors:    t.errs,
+		})
+	}
+}
+
+func (t *ticker) plannedDuration() time.Duration {
+	if t.r.cfg.Requests > 0 {
+		return 0
+	}
+	return t.r.cfg.Duration
+}
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// collect merges the groups into the run's result, closing the last partial second.
+func (r *run) collect(t *ticker) *Result {
+	if !t.began.IsZero() && time.Since(t.last) >= 10*time.Millisecond {
+		cb := r.cfg.OnSecond
+		r.cfg.OnSecond = nil // the final snapshot is the summary, not a progress line
+		t.tick()
+		r.cfg.OnSecond = cb
+	}
+	res := &Result{Latency: stats.NewHistogram(), Errors: map[string]int64{}, Series: t.points}
+	if r.cfg.Rate > 0 {
+		res.Uncorrected, res.Lag = stats.NewHistogram(), stats.NewHistogram()
+	}
+	var errs [nClasses]int64
+	for _, g := range r.groups {
+		g.mu.Lock()
+		res.Latency.Merge(g.corrected)
+		if g.open {
+			res.Uncorrected.Merge(g.uncorr)
+			res.Lag.Merge(g.lag)
+		}
+		res.Completed += g.completed
+		res.Succeeded += g.succeeded
+		res.Late += g.late
+		res.BytesRead += g.bytes
+		for i, n := range g.errs {
+			errs[i] += n
+		}
+		res.Rates = append(res.Rates, g.rates...)
+		res.Threads = append(res.Threads, result.ThreadStats{Connections: g.conns, Completed: g.completed})
+		g.mu.Unlock()
+	}
+	for i, n := range errs {
+		if n > 0 {
+			res.Errors[ErrorClasses[i]] = n
+		}
+	}
+	res.Start = t.began
+	if !t.began.IsZero() {
+		res.Elapsed = t.last.Sub(t.began)
+	}
+	return res
+}

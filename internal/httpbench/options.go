@@ -1,0 +1,144 @@
+package httpbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/httpload"
+)
+
+// Options are the user's choices, as read from flags or a scenario.
+type Options struct {
+	URL          string
+	Threads      int // 0 = min(2, Connections), as wrk's default of 2
+	Connections  int
+	Duration     time.Duration
+	Requests     int64
+	Rate         float64
+	RateSet      bool // -R was given (so -R 0 is an error, not "closed loop")
+	Warmup       time.Duration
+	Timeout      time.Duration
+	NoKeepAlive  bool
+	Method       string
+	Headers      []string
+	Body         []byte
+	ExpectStatus []int
+	ExpectBody   string
+}
+
+// fdReserve is how many descriptors beyond the connections iobench keeps for itself.
+const fdReserve = 64
+
+// Config checks o and builds the engine configuration. Errors are one line with a hint.
+func (o Options) Config() (engine.Config, error) {
+	if o.RateSet && o.Rate <= 0 {
+		return engine.Config{}, errors.New("rate must be positive (-R 1000); leave -R out for a closed loop")
+	}
+	target, err := httpload.ParseURL(o.URL)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	spec := httpload.RequestSpec{Method: o.Method, Target: target, Body: o.Body, Close: o.NoKeepAlive}
+	if spec.Method == "" {
+		spec.Method = "GET"
+	}
+	for _, h := range o.Headers {
+		hd, err := httpload.ParseHeader(h)
+		if err != nil {
+			return engine.Config{}, err
+		}
+		spec.Headers = append(spec.Headers, hd)
+	}
+	cfg := engine.Config{
+		Target:      target,
+		Request:     spec.Build(),
+		Connections: o.Connections,
+		Threads:     o.Threads,
+		Duration:    o.Duration,
+		Requests:    o.Requests,
+		Rate:        o.Rate,
+		Warmup:      o.Warmup,
+		Timeout:     o.Timeout,
+		KeepAlive:   !o.NoKeepAlive,
+		Expect:      engine.Expect{Status: o.ExpectStatus},
+	}
+	if cfg.Threads == 0 {
+		cfg.Threads = max(1, min(2, cfg.Connections))
+	}
+	if o.ExpectBody != "" {
+		re, err := regexp.Compile(o.ExpectBody)
+		if err != nil {
+			return engine.Config{}, fmt.Errorf("--expect-body %q is not a valid regular expression: %v", o.ExpectBody, err)
+		}
+		cfg.Expect.Body = re
+	}
+	for _, s := range o.ExpectStatus {
+		if s < 100 || s > 999 {
+			return engine.Config{}, fmt.Errorf("--expect-status %d is not an HTTP status; use codes such as 200,204", s)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return engine.Config{}, err
+	}
+	return cfg, checkFiles(cfg.Connections)
+}
+
+// checkFiles fails when the open-file limit cannot hold every connection.
+func checkFiles(conns int) error {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return nil
+	}
+	if uint64(conns)+fdReserve > lim.Cur {
+		return fmt.Errorf("%d connections need %d open files but the limit is %d; raise it (ulimit -n %d) or use fewer connections",
+			conns, conns+fdReserve, lim.Cur, conns+fdReserve)
+	}
+	return nil
+}
+
+// Probe checks, before any load, that the target's host resolves and its port accepts a connection.
+func Probe(ctx context.Context, t httpload.Target, timeout time.Duration) error {
+	host, _, err := net.SplitHostPort(t.Addr)
+	if err != nil {
+		return fmt.Errorf("bad address %q: %v", t.Addr, err)
+	}
+	if net.ParseIP(host) == nil {
+		if _, err := net.DefaultResolver.LookupHost(ctx, host); err != nil {
+			return fmt.Errorf("unknown host %q: %v; check the URL", host, unwrapDNS(err))
+		}
+	}
+	c, err := httpload.Dial(ctx, t.Addr, timeout)
+	if err != nil {
+		return fmt.Errorf("cannot connect to %s: %v; is the server running?", t.Addr, rootCause(err))
+	}
+	return c.Close()
+}
+
+func unwrapDNS(err error) error {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return errors.New(dns.Err)
+	}
+	return err
+}
+
+func rootCause(err error) error {
+	var sys *os.SyscallError
+	if errors.As(err, &sys) {
+		return sys.Err
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}

@@ -1,0 +1,149 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/units"
+)
+
+// TextOptions choose what the text block shows.
+type TextOptions struct {
+	Latency bool // the latency distribution (wrk's --latency)
+}
+
+// HTTP writes rec in wrk's layout: header, Thread Stats, distribution, totals, errors, rates,
+// then iobench's additions (open-loop views, cost, warnings).
+func HTTP(w io.Writer, rec *result.Record, opt TextOptions) {
+	p := &printer{w: w}
+	header(p, rec)
+	threadStats(p, rec)
+	if opt.Latency {
+		distribution(p, rec)
+	}
+	totals(p, rec)
+	cost(p, rec)
+	warnings(p, rec)
+}
+
+type printer struct{ w io.Writer }
+
+func (p *printer) f(format string, args ...any) { fmt.Fprintf(p.w, format, args...) }
+
+func header(p *printer, rec *result.Record) {
+	what := fmt.Sprintf("%s test", durText(rec))
+	if n, ok := rec.Parameters["requests"].(int64); ok && n > 0 {
+		what = fmt.Sprintf("%s requests test", units.Count(n))
+	}
+	model := "closed loop"
+	if rec.LoadModel == "open" {
+		model = fmt.Sprintf("open loop at %s req/s", units.Count(int64(rec.Throughput.TargetRate)))
+	}
+	p.f("Running %s @ %s (%s)\n", what, rec.Target, model)
+	p.f("  %v threads and %v connections\n", rec.Parameters["threads"], rec.Parameters["connections"])
+}
+
+func durText(rec *result.Record) string {
+	if d, ok := rec.Parameters["duration"].(string); ok {
+		return d
+	}
+	return rec.Duration.Std().String()
+}
+
+func threadStats(p *printer, rec *result.Record) {
+	p.f("  Thread Stats   Avg      Stdev     Max   +/- Stdev\n")
+	if l := rec.Latency; l != nil && l.Count > 0 {
+		p.f("    Latency %10s %9s %9s %8.2f%%\n", units.Micros(l.Mean), units.Micros(l.Stdev), units.Micros(l.Max), l.WithinStdev)
+	}
+	if r := rec.ThreadRate; r != nil {
+		p.f("    Req/Sec %10s %9s %9s %8.2f%%\n", metric(r.Mean), metric(r.Stdev), metric(r.Max), r.WithinStdev)
+	}
+}
+
+// metric formats like wrk's format_metric: 56.20k, 1.23M.
+func metric(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.2fk", v/1e3)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func distribution(p *printer, rec *result.Record) {
+	l := rec.Latency
+	if l == nil || l.Count == 0 {
+		return
+	}
+	if rec.LoadModel != "open" {
+		p.f("  Latency Distribution\n")
+		for _, q := range l.Percentiles {
+			p.f("  %7s  %9s\n", pctLabel(q.P), units.Micros(q.Value))
+		}
+		return
+	}
+	p.f("  Latency Distribution (corrected: from intended start | uncorrected: from send | schedule lag)\n")
+	for _, q := range l.Percentiles {
+		p.f("  %7s  %9s  | %9s  | %9s\n", pctLabel(q.P), units.Micros(q.Value),
+			units.Micros(rec.Uncorrected.At(q.P)), units.Micros(rec.ScheduleLag.At(q.P)))
+	}
+}
+
+func pctLabel(p float64) string {
+	if p == 100 {
+		return "max"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%g", p), ".0") + "%"
+}
+
+func totals(p *printer, rec *result.Record) {
+	c := rec.Counts
+	responses := c.Succeeded + c.Errors["status"] + c.Errors["expect"]
+	p.f("  %d requests in %s, %s read\n", responses, units.Micros(float64(rec.Duration.Std().Microseconds())), units.Bytes(float64(c.BytesRead)))
+	if s := socketErrors(c); s != "" {
+		p.f("  Socket errors: %s\n", s)
+	}
+	if n := c.Errors["status"]; n > 0 {
+		p.f("  Non-2xx or 3xx responses: %d\n", n)
+	}
+	if n := c.Errors["expect"]; n > 0 {
+		p.f("  Responses failing --expect-body: %d\n", n)
+	}
+	if rec.LoadModel == "open" {
+		p.f("  Late starts (sent > 1ms after their intended time): %d of %d\n", c.Late, c.Attempted)
+	}
+	secs := rec.Duration.Seconds()
+	if secs <= 0 {
+		secs = 1
+	}
+	p.f("Requests/sec: %10.2f\n", float64(responses)/secs)
+	p.f("Transfer/sec: %10s\n", units.Bytes(rec.Throughput.BytesPerSec))
+	if rec.Throughput.PeakSecond > 0 {
+		p.f("Peak second:  %10.2f req/s\n", rec.Throughput.PeakSecond)
+	}
+}
+
+func socketErrors(c result.Counts) string {
+	e := c.Errors
+	if e["connect"]+e["read"]+e["write"]+e["timeout"] == 0 {
+		return ""
+	}
+	return fmt.Sprintf("connect %d, read %d, write %d, timeout %d", e["connect"], e["read"], e["write"], e["timeout"])
+}
+
+func cost(p *printer, rec *result.Record) {
+	for _, pr := range rec.Processes {
+		p.f("%-13s %.2f CPU-s (%.0f%% of a core), peak RSS %s\n", pr.Role+" "+pr.Name+":",
+			pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)))
+	}
+}
+
+func warnings(p *printer, rec *result.Record) {
+	for _, w := range rec.Warnings {
+		p.f("WARNING: %s\n", w)
+	}
+}
