@@ -12,9 +12,11 @@ import (
 	"github.com/iobench/iobench/internal/stats"
 )
 
-// conn is what the engine needs of a connection; *httpload.Conn implements it.
+// conn is what the engine needs of a connection; *httpload.Conn implements it. Abort may be
+// called while Do runs in another goroutine; Close only by the connection's own goroutine.
 type conn interface {
 	Do(req []byte, deadline time.Time) (httpload.Response, error)
+	Abort() error
 	Close() error
 }
 
@@ -72,11 +74,21 @@ func (s *slot) set(c conn) {
 	s.mu.Unlock()
 }
 
-func (s *slot) close() {
+// release closes the connection; only its own goroutine calls it.
+func (s *slot) release() {
 	s.mu.Lock()
 	if s.c != nil {
 		s.c.Close()
 		s.c = nil
+	}
+	s.mu.Unlock()
+}
+
+// abort unblocks the connection's pending I/O from another goroutine.
+func (s *slot) abort() {
+	s.mu.Lock()
+	if s.c != nil {
+		s.c.Abort()
 	}
 	s.mu.Unlock()
 }
@@ -172,7 +184,7 @@ func (r *run) wait(ctx context.Context, finished <-chan struct{}, t *ticker) (in
 func (r *run) stop(finished <-chan struct{}) {
 	r.stopped.Store(true)
 	for i := range r.slots {
-		r.slots[i].close()
+		r.slots[i].abort()
 	}
 	<-finished
 }
@@ -185,11 +197,7 @@ func (r *run) connection(k int, g *group) {
 	}
 	s := &r.slots[k]
 	var c conn
-	defer func() {
-		if c != nil {
-			s.close()
-		}
-	}()
+	defer s.release()
 	stop := r.stopped.Load
 	for !stop() {
 		var intended time.Time
@@ -222,7 +230,7 @@ func (r *run) connection(k int, g *group) {
 		}
 		keep := r.request(c, g, intended, counted)
 		if !keep {
-			s.close()
+			s.release()
 			c = nil
 		}
 	}

@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/iobench/iobench/internal/httpload"
+)
+
+// countingServer is an httptest server that counts requests and new connections.
+type countingServer struct {
+	*httptest.Server
+	requests atomic.Int64
+	conns    atomic.Int64
+}
+
+func newCountingServer(t *testing.T, h func(n int64, w http.ResponseWriter, r *http.Request)) *countingServer {
+	t.Helper()
+	s := &countingServer{}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h(s.requests.Add(1), w, r)
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func hello(_ int64, w http.ResponseWriter, _ *http.Request) { w.Write([]byte("Hello world!")) }
+
+func config(t *testing.T, url string) Config {
+	t.Helper()
+	target, err := httpload.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Target:      target,
+		Request:     httpload.RequestSpec{Method: "GET", Target: target}.Build(),
+		Connections: 4,
+		Threads:     2,
+		Timeout:     2 * time.Second,
+		KeepAlive:   true,
+	}
+}
+
+func TestClosedLoopCountsExactly(t *testing.T) {
+	tests := []struct {
+		name      string
+		conns     int
+		threads   int
+		n         int64
+		keepAlive bool
+		wantConns func(n int64, c int) int64
+	}{
+		{"keep-alive", 7, 3, 1000, true, func(_ int64, c int) int64 { return int64(c) }},
+		{"no keep-alive", 3, 1, 200, false, func(n int64, _ int) int64 { return n }},
+		{"one connection", 1, 1, 50, true, func(int64, int) int64 { return 1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newCountingServer(t, hello)
+			cfg := config(t, srv.URL)
+			cfg.Connections, cfg.Threads, cfg.Requests, cfg.KeepAlive = tt.conns, tt.threads, tt.n, tt.keepAlive
+			if !tt.keepAlive {
+				cfg.Request = httpload.RequestSpec{Method: "GET", Target: cfg.Target, Close: true}.Build()
+			}
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Succeeded != tt.n || res.Completed != tt.n || srv.requests.Load() != tt.n {
+				t.Fatalf("succeeded %d, completed %d, server saw %d; want %d each", res.Succeeded, res.Completed, srv.requests.Load(), tt.n)
+			}
+			if got, want := srv.conns.Load(), tt.wantConns(tt.n, tt.conns); got != want {
+				t.Errorf("server saw %d connections, want %d", got, want)
+			}
+			if res.Latency.Count() != tt.n {
+				t.Errorf("histogram holds %d samples, want %d", res.Latency.Count(), tt.n)
+			}
+			var perThread int64
+			for _, th := range res.Threads {
+				perThread += th.Completed
+			}
+			if len(res.Threads) != tt.threads || perThread != tt.n {
+				t.Errorf("threads %d with %d completed, want %d with %d", len(res.Threads), perThread, tt.threads, tt.n)
+			}
+		})
+	}
+}
+
+func TestConnectionsSpreadOverThreads(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	cfg := config(t, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Requests = 7, 3, 30
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	total := 0
+	for _, th := range res.Threads {
+		got = append(got, th.Connections)
+		total += th.Connections
+	}
+	if total != 7 || got[0] != 3 || got[1] != 2 || got[2] != 2 {
+		t.Fatalf("connections per thread %v, want [3 2 2]", got)
+	}
+}
+
+func TestExpectations(t *testing.T) {
+	srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+		switch {
+		case n%5 == 0:
+			w.WriteHeader(http.StatusInternalServerError)
+		case n%5 == 1:
+			w.Write([]byte("goodbye"))
+		default:
+			w.Write([]byte("Hello world!"))
+		}
+	})
+	cfg := config(t, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Requests = 1, 1, 100
+	cfg.Expect.Body = regexp.MustCompile(`^Hello`)
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors[ErrStatus] != 20 || res.Errors[ErrExpect] != 20 || res.Succeeded != 60 {
+		t.Fatalf("status errors %d, expect errors %d, succeeded %d; want 20, 20, 60", res.Errors[ErrStatus], res.Errors[ErrExpect], res.Succeeded)
+	}
+	if res.Completed != 100 {
+		t.Fatalf("completed %d, want 100 (failed checks are still responses)", res.Completed)
+	}
+}
+
+func TestExpectStatusList(t *testing.T) {
+	srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	cfg := config(t, srv.URL)
+	cfg.Requests = 40
+	cfg.Expect.Status = []int{404}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Succeeded != 40 {
+		t.Fatalf("succeeded %d of 40 with --expect-status 404", res.Succeeded)
+	}
+}
+
+// stallServer stalls every request that arrives during the first half of each second since start,
+// until that half-second ends: a server that stops for 500 ms once per second.
+func stallServer(t *testing.T) *httptest.Server {
+	start := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		into := time.Since(start) % time.Second
+		if into < 500*time.Millisecond {
+			time.Sleep(500*time.Millisecond - into)
+		}
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestOpenLoopShowsStalls is the coordinated-omission test: measured from the intended start, the
+// stalls show in p99; measured from the actual send (as a closed-loop tool would), they hide.
+func TestOpenLoopShowsStalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3 s of load")
+	}
+	srv := stallServer(t)
+	cfg := config(t, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 5, 1, 1000, 3*time.Second
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrected, uncorrected := res.Latency.Quantile(99), res.Uncorrected.Quantile(99)
+	t.Logf("completed %d, corrected p99 %.0fus, uncorrected p99 %.0fus, lag p99 %.0fus, late %d",
+		res.Completed, corrected, uncorrected, res.Lag.Quantile(99), res.Late)
+	if corrected < 300_000 {
+		t.Errorf("corrected p99 %.0fus: the 500 ms stalls must show (hundreds of ms)", corrected)
+	}
+	if uncorrected > 100_000 {
+		t.Errorf("uncorrected p99 %.0fus: only the first request on each connection waits, it should stay low", uncorrected)
+	}
+	if res.Late == 0 {
+		t.Error("no late starts counted although the server stalled")
+	}
+	if res.Completed < 2500 {
+		t.Errorf("completed %d, want about 3000 (the rate must be kept after each stall)", res.Completed)
+	}
+}
+
+func TestServerDiesMidRun(t *testing.T) {
+	var once sync.Once
+	srv := newCountingServer(t, hello)
+	var srvRef = srv
+	cfg := config(t, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Duration = 2, 1, 1500*time.Millisecond
+	cfg.ConnectWait = 10 * time.Millisecond
+	cfg.OnSecond = func(Snapshot) { once.Do(func() { srvRef.CloseClientConnections(); srvRef.Listener.Close() }) }
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Succeeded == 0 {
+		t.Fatal("no success before the server died")
+	}
+	if res.Errors[ErrConnect]+res.Errors[ErrRead]+res.Errors[ErrWrite] == 0 {
+		t.Fatalf("errors %v: a dead server must show as errors", res.Errors)
+	}
+}
+
+func TestInterruptKeepsPartialResult(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	cfg := config(t, srv.URL)
+	cfg.Duration = time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg.OnSecond = func(Snapshot) { cancel() }
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Succeeded == 0 || res.Elapsed > 10*time.Second {
+		t.Fatalf("interrupted %v, succeeded %d, elapsed %v: want a partial result after ~1s", res.Interrupted, res.Succeeded, res.Elapsed)
+	}
+	if len(res.Series) == 0 {
+		t.Fatal("no series in the partial result")
+	}
+}
+
+func TestWarmupNotCounted(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	cfg := config(t, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Requests, cfg.Warmup = 1, 1, 100, 200*time.Millisecond
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Succeeded != 100 || srv.requests.Load() <= 100 {
+		t.Fatalf("succeeded %d, server saw %d: want 100 counted after a warm-up of more", res.Succeeded, srv.requests.Load())
+	}
+}
+
+func TestValidate(t *testing.T) {
+	base := Config{Connections: 10, Threads: 2, Duration: time.Second, Timeout: time.Second}
+	tests := []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"zero connections", func(c *Config) { c.Connections = 0 }},
+		{"threads above connections", func(c *Config) { c.Threads = 11 }},
+		{"negative rate", func(c *Config) { c.Rate = -1 }},
+		{"rate with requests", func(c *Config) { c.Rate = 10; c.Requests = 5 }},
+		{"no duration", func(c *Config) { c.Duration = 0 }},
+		{"no timeout", func(c *Config) { c.Timeout = 0 }},
+	}
+	if err := base.Validate(); err != nil {
+		t.Fatalf("valid config rejected: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base
+			tt.edit(&c)
+			if err := c.Validate(); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+}

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"sort"
+	"testing"
+	"time"
+)
+
+// fakeClock is a virtual clock: Sleep advances it, so pacer tests never sleep.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time        { return c.now }
+func (c *fakeClock) Sleep(d time.Duration) { c.now = c.now.Add(d) }
+
+func TestPacerSpreadsRateOverConnections(t *testing.T) {
+	tests := []struct {
+		rate  float64
+		conns int
+		span  time.Duration
+		want  int
+	}{
+		{rate: 1000, conns: 3, span: time.Second, want: 1000}, // 1000/3 leaves a remainder
+		{rate: 7, conns: 2, span: 2 * time.Second, want: 14},
+		{rate: 100, conns: 1, span: 500 * time.Millisecond, want: 50},
+		{rate: 3, conns: 5, span: time.Second, want: 3}, // fewer requests than connections
+	}
+	for _, tt := range tests {
+		t.Run("", func(t *testing.T) {
+			start := time.Unix(1000, 0)
+			end := start.Add(tt.span)
+			var all []time.Duration
+			for k := 0; k < tt.conns; k++ {
+				clock := &fakeClock{now: start}
+				p := NewPacer(clock, start, tt.rate, k, tt.conns)
+				for {
+					at, ok := p.Next(end, func() bool { return false })
+					if !ok {
+						break
+					}
+					if clock.Now().Before(at) {
+						t.Fatalf("Next returned %v before its intended start %v", clock.Now(), at)
+					}
+					all = append(all, at.Sub(start))
+				}
+			}
+			if len(all) != tt.want {
+				t.Fatalf("%d requests scheduled, want %d", len(all), tt.want)
+			}
+			sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+			gap := time.Duration(float64(time.Second) / tt.rate)
+			for i := 1; i < len(all); i++ {
+				if d := all[i] - all[i-1]; d < gap-time.Microsecond || d > gap+time.Microsecond {
+					t.Fatalf("gap %v between requests %d and %d, want %v", d, i-1, i, gap)
+				}
+			}
+		})
+	}
+}
+
+func TestPacerKeepsScheduleWhenLate(t *testing.T) {
+	start := time.Unix(0, 0)
+	clock := &fakeClock{now: start}
+	p := NewPacer(clock, start, 1000, 0, 1) // one request per ms
+	never := func() bool { return false }
+	at0, _ := p.Next(start.Add(time.Second), never)
+	clock.Sleep(50 * time.Millisecond) // the first response took 50 ms
+	at1, ok := p.Next(start.Add(time.Second), never)
+	if !ok || at1.Sub(at0) != time.Millisecond {
+		t.Fatalf("second intended start %v after the first, want 1ms: a slow response must not move the schedule", at1.Sub(at0))
+	}
+	if lag := clock.Now().Sub(at1); lag != 49*time.Millisecond {
+		t.Fatalf("lag %v, want 49ms", lag)
+	}
+}
+
+func TestPacerStops(t *testing.T) {
+	start := time.Unix(0, 0)
+	clock := &fakeClock{now: start}
+	p := NewPacer(clock, start, 0.5, 0, 1) // one request every 2 s
+	p.Next(start.Add(time.Hour), func() bool { return false })
+	calls := 0
+	_, ok := p.Next(start.Add(time.Hour), func() bool { calls++; return calls > 3 })
+	if ok {
+		t.Fatal("Next went on after stop reported true")
+	}
+	if waited := clock.Now().Sub(start); waited > 4*maxNap {
+		t.Fatalf("waited %v after a stop, want at most a few naps", waited)
+	}
+}
