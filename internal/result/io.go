@@ -41,6 +41,9 @@ func Save(path string, r *Record, stdout io.Writer) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
 	return os.Rename(tmp.Name(), path)
 }
 

@@ -35,7 +35,7 @@ func Rates(samples []float64) *result.RateStats {
 	return &result.RateStats{
 		Mean:        round2(mean),
 		Stdev:       round2(sd),
-		Max:         max,
+		Max:         round2(max),
 		WithinStdev: round2(100 * float64(in) / float64(len(samples))),
 	}
 }
