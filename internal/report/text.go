@@ -11,7 +11,7 @@ import (
 
 // TextOptions choose what the text block shows.
 type TextOptions struct {
-	Latency bool // the latency distribution (wrk's --latency)
+	Latency bool // the latency distribution (wrk's --latency); always shown for an open loop
 }
 
 // HTTP writes rec in wrk's layout: header, Thread Stats, distribution, totals, errors, rates,
@@ -20,7 +20,7 @@ func HTTP(w io.Writer, rec *result.Record, opt TextOptions) {
 	p := &printer{w: w}
 	header(p, rec)
 	threadStats(p, rec)
-	if opt.Latency {
+	if opt.Latency || rec.LoadModel == "open" { // the open loop exists to show the distribution
 		distribution(p, rec)
 	}
 	totals(p, rec)

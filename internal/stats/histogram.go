@@ -96,16 +96,6 @@ func Decode(l *result.Latency) (*Histogram, error) {
 	return &Histogram{h: h}, nil
 }
 
-// Distribution returns the full percentile spectrum (wrk2's "Detailed Percentile spectrum") as
-// pairs of percentile and value in microseconds, ticking ticksPerHalf steps per halving distance.
-func (h *Histogram) Distribution(ticksPerHalf int32) []result.Percentile {
-	var out []result.Percentile
-	for _, b := range h.h.CumulativeDistributionWithTicks(ticksPerHalf) {
-		out = append(out, result.Percentile{P: b.Quantile, Value: float64(b.ValueAt)})
-	}
-	return out
-}
-
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // WithinStdev returns the percentage of samples within one standard deviation of the mean

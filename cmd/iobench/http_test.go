@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/hello"
+)
+
+// serveHello runs the built-in hello server in-process and returns its URL.
+func serveHello(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- hello.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String() + "/"
+}
+
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/"
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = execute(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHTTPBadInput(t *testing.T) {
+	closed := closedPort(t)
+	tests := []struct {
+		name string
+		args []string
+		want string // a piece of the one-line message
+	}{
+		{"no url", []string{"http"}, "exactly one URL"},
+		{"malformed url", []string{"http", "http://[::1"}, "missing ']'"},
+		{"not http", []string{"http", "ftp://127.0.0.1/"}, "only http"},
+		{"unknown host", []string{"http", "http://no-such-host.invalid/"}, "unknown host"},
+		{"closed port", []string{"http", closed}, "cannot connect"},
+		{"zero connections", []string{"http", "-c", "0", closed}, "at least 1"},
+		{"threads above connections", []string{"http", "-t", "4", "-c", "2", closed}, "4 threads for 2 connections"},
+		{"negative duration", []string{"http", "-d", "-5s", closed}, "negative"},
+		{"bad duration", []string{"http", "-d", "soon", closed}, "cannot read duration"},
+		{"zero rate", []string{"http", "-R", "0", closed}, "rate must be positive"},
+		{"rate with count", []string{"http", "-R", "100", "-n", "10", closed}, "do not mix"},
+		{"header without colon", []string{"http", "-H", "X-Nope", closed}, "missing ':'"},
+		{"too many connections", []string{"http", "-c", "50000000", closed}, "open files"},
+		{"unwritable json", []string{"http", "--json", "/proc/no/such/dir/r.json", closed}, "cannot write"},
+		{"unknown flag", []string{"http", "--bogus", closed}, "unknown flag"},
+		{"bad regex", []string{"http", "--expect-body", "(", closed}, "regular expression"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runCLI(tt.args...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2 (stderr %q)", code, stderr)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q: want one line containing %q", stderr, tt.want)
+			}
+			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace in %q", stderr)
+			}
+		})
+	}
+}
+
+func TestHTTPAgainstHelloWritesRecord(t *testing.T) {
+	url := serveHello(t)
+	path := filepath.Join(t.TempDir(), "out", "r.json")
+	code, stdout, stderr := runCLI("http", "-t1", "-c4", "-n", "2000", "--latency", "--expect-body", "^Hello world!$", "--json", path, url)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Thread Stats", "Latency Distribution", "99.99%", "2000 requests in", "Requests/sec:", "Transfer/sec:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	rec, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Counts.Succeeded != 2000 || rec.Counts.Failed != 0 || rec.Latency.Count != 2000 {
+		t.Fatalf("counts %+v, latency count %d; want 2000 successes", rec.Counts, rec.Latency.Count)
+	}
+	if rec.Counts.BytesRead == 0 || len(rec.Processes) == 0 || rec.Processes[0].Role != "generator" {
+		t.Fatalf("bytes %d, processes %+v", rec.Counts.BytesRead, rec.Processes)
+	}
+	if rec.Environment.Cores == 0 || rec.Environment.GoVersion == "" || len(rec.Command) == 0 {
+		t.Fatalf("environment or command missing: %+v %v", rec.Environment, rec.Command)
+	}
+}
+
+func TestHTTPOpenLoopJSONToStdout(t *testing.T) {
+	url := serveHello(t)
+	code, stdout, stderr := runCLI("http", "-c2", "-d1s", "-R", "200", "--json", "-", url)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rec result.Record
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil {
+		t.Fatalf("stdout is not one JSON record: %v\n%s", err, stdout)
+	}
+	if rec.LoadModel != "open" || rec.Uncorrected == nil || rec.ScheduleLag == nil {
+		t.Fatalf("open-loop record lacks its views: model %q", rec.LoadModel)
+	}
+	if n := rec.Counts.Succeeded; n < 150 || n > 201 {
+		t.Fatalf("%d requests at 200 req/s for 1s", n)
+	}
+	if !strings.Contains(stderr, "uncorrected") {
+		t.Errorf("text block should go to stderr when the record takes stdout: %q", stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runCLI("version")
+	if code != 0 || !strings.HasPrefix(stdout, "iobench ") || !strings.Contains(stdout, "commit") {
+		t.Fatalf("version: %d %q", code, stdout)
+	}
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(m.Run())
+}

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/stats"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fixture builds a record from known samples, so the golden output is exact.
+func fixture(open bool) *result.Record {
+	h := stats.NewHistogram()
+	for i := 1; i <= 10000; i++ {
+		h.Record(time.Duration(i) * 100 * time.Nanosecond * 10) // 1 µs .. 10 ms
+	}
+	rec := &result.Record{
+		SchemaVersion: result.SchemaVersion,
+		Workload:      "http",
+		LoadModel:     "closed",
+		Target:        "http://127.0.0.1:8080/",
+		Parameters:    map[string]any{"threads": 2, "connections": 100, "duration": "10s"},
+		Duration:      result.Duration(10 * time.Second),
+		Counts: result.Counts{Attempted: 10004, Succeeded: 9990, Failed: 14, BytesRead: 1234567,
+			Errors: map[string]int64{"status": 10, "timeout": 3, "connect": 1}},
+		Throughput: result.Throughput{Unit: "req/s", Mean: 999, PeakSecond: 1100.5, BytesPerSec: 123456.7},
+		Latency:    h.Summary(),
+		ThreadRate: stats.Rates([]float64{480, 500, 520, 510, 490}),
+		Processes:  []result.Process{{Name: "iobench", Role: "generator", CPUUser: 1.5, CPUSystem: 2.25, PeakRSS: 8 << 20, CPUPercent: 37.5}},
+		Warnings:   []string{"p99.99 rests on 1 samples beyond it"},
+	}
+	if open {
+		rec.LoadModel = "open"
+		rec.Throughput.TargetRate = 1000
+		rec.Uncorrected = h.Summary()
+		lag := stats.NewHistogram()
+		lag.Record(5 * time.Microsecond)
+		rec.ScheduleLag = lag.Summary()
+		rec.Counts.Late = 42
+	}
+	return rec
+}
+
+func TestHTTPGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		rec  *result.Record
+		opt  TextOptions
+	}{
+		{"closed", fixture(false), TextOptions{}},
+		{"closed-latency", fixture(false), TextOptions{Latency: true}},
+		{"open", fixture(true), TextOptions{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			HTTP(&b, tt.rec, tt.opt)
+			golden(t, filepath.Join("testdata", tt.name+".golden"), b.Bytes())
+		})
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
