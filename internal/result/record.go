@@ -31,7 +31,8 @@ type Record struct {
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
 	Processes     []Process      `json:"processes,omitempty"`
 	Warnings      []string       `json:"warnings,omitempty"`
-	Bus           *Bus           `json:"bus,omitempty"` // bus workload only
+	Bus           *Bus           `json:"bus,omitempty"`     // bus workload only
+	Publish       *Publish       `json:"publish,omitempty"` // publish workload only
 }
 
 // Environment says where a run happened.
