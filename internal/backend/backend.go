@@ -13,6 +13,10 @@ import (
 // without them); callers branch on it to give the user a clear message.
 var ErrUnsupported = errors.New("not supported by this backend")
 
+// ErrQueueNotFound is returned (wrapped) by Broker.Depth and Broker.Consumer for a queue that
+// does not exist.
+var ErrQueueNotFound = errors.New("queue not found")
+
 // Queue describes a queue to declare. Declaring is idempotent.
 type Queue struct {
 	Name    string
@@ -37,7 +41,7 @@ type Publisher interface {
 // ConsumerConfig says what a Consumer reads and how many unacked messages it may hold.
 type ConsumerConfig struct {
 	Queue    string
-	Prefetch int // at most this many delivered and not yet acked
+	Prefetch int // at most this many delivered and not yet acked; 0 is the backend's default
 }
 
 // Delivery is one received message. Ack or Nack must be called exactly once; both are safe to
@@ -50,16 +54,36 @@ type Delivery interface {
 }
 
 // Consumer receives messages until closed or the context ends; the channel then closes.
+// When it closes for any other reason (connection lost, broker restart, queue deleted), the
+// Consumer also implements ErrReporter and ConsumerErr returns the cause.
 type Consumer interface {
 	Deliveries() <-chan Delivery
 	Close() error
 }
 
-// Broker is a message broker connection.
+// ErrReporter is implemented by Consumers that can say why their Deliveries channel closed.
+type ErrReporter interface {
+	// Err returns nil while the Consumer runs and after a Close or context end, and the cause
+	// once the Deliveries channel has closed for any other reason.
+	Err() error
+}
+
+// ConsumerErr returns why c's Deliveries channel closed, or nil if it closed because of Close or
+// the context, is still open, or c cannot tell. Call it after the channel has closed.
+func ConsumerErr(c Consumer) error {
+	if r, ok := c.(ErrReporter); ok {
+		return r.Err()
+	}
+	return nil
+}
+
+// Broker is a message broker connection. Its methods are safe for concurrent use.
 type Broker interface {
 	DeclareQueue(ctx context.Context, q Queue) error
+	// DeleteQueue deletes a queue and its messages; deleting a missing queue is not an error.
 	DeleteQueue(ctx context.Context, name string) error
-	// Depth returns the number of messages ready in a queue, as the broker counts them.
+	// Depth returns the number of messages ready in a queue (published, not yet delivered to a
+	// consumer), as the broker counts them; for a missing queue the error wraps ErrQueueNotFound.
 	Depth(ctx context.Context, name string) (int64, error)
 	Publisher(ctx context.Context, cfg PublisherConfig) (Publisher, error)
 	Consumer(ctx context.Context, cfg ConsumerConfig) (Consumer, error)
@@ -75,9 +99,12 @@ type SQL interface {
 	Close() error
 }
 
-// Tx is a transaction (READ COMMITTED where the database has levels).
+// Tx is a transaction (READ COMMITTED where the database has levels). It is not safe for
+// concurrent use.
 type Tx interface {
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
 	Commit(ctx context.Context) error
+	// Rollback aborts the transaction. After Commit it does nothing and returns nil, so
+	// `defer tx.Rollback(ctx)` is always safe.
 	Rollback(ctx context.Context) error
 }

@@ -1,0 +1,210 @@
+package amqp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	amqp091 "github.com/rabbitmq/amqp091-go"
+
+	"github.com/iobench/iobench/internal/backend"
+)
+
+// ErrAlreadyAcknowledged is returned by Ack or Nack on a delivery that was already settled;
+// sending the second settlement would make the broker close the channel.
+var ErrAlreadyAcknowledged = errors.New("amqp: delivery already acknowledged")
+
+// consumerSeq numbers consumer tags within the process.
+var consumerSeq atomic.Uint64
+
+// Consumer receives from one queue on a channel of its own, with manual acks. It implements
+// backend.Consumer and backend.ErrReporter.
+type Consumer struct {
+	ch    *amqp091.Channel
+	queue string
+	tag   string
+	out   chan backend.Delivery
+	stop  chan struct{} // closed by Close
+	done  chan struct{} // closed when the forwarding goroutine has exited
+
+	closeOnce sync.Once
+	mu        sync.Mutex
+	err       error // why Deliveries closed when not by Close or ctx
+}
+
+var (
+	_ backend.Consumer    = (*Consumer)(nil)
+	_ backend.ErrReporter = (*Consumer)(nil)
+)
+
+// Consumer opens a channel, sets basic.qos to cfg.Prefetch (0 means unlimited) and starts
+// consuming cfg.Queue with manual acks. It stops when ctx ends or Close is called.
+func (b *Broker) Consumer(ctx context.Context, cfg backend.ConsumerConfig) (backend.Consumer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if cfg.Prefetch < 0 {
+		return nil, fmt.Errorf("amqp: consumer prefetch %d: must be 0 (unlimited) or more", cfg.Prefetch)
+	}
+	ch, err := b.conn.Channel()
+	if err != nil {
+		return nil, b.wrap("open consumer channel", err)
+	}
+	closed := ch.NotifyClose(make(chan *amqp091.Error, 1))
+	cancelled := ch.NotifyCancel(make(chan string, 1))
+	if err := ch.Qos(cfg.Prefetch, 0, false); err != nil {
+		_ = ch.Close()
+		return nil, b.wrap("set prefetch", err)
+	}
+	tag := "iobench-" + strconv.FormatUint(consumerSeq.Add(1), 10)
+	msgs, err := ch.Consume(cfg.Queue, tag, false, false, false, false, nil)
+	if err != nil {
+		_ = ch.Close()
+		var aerr *amqp091.Error
+		if errors.As(err, &aerr) && aerr.Code == amqp091.NotFound {
+			return nil, fmt.Errorf("amqp: consume queue %q: %w", cfg.Queue, backend.ErrQueueNotFound)
+		}
+		return nil, b.wrap(fmt.Sprintf("consume queue %q", cfg.Queue), err)
+	}
+	c := &Consumer{
+		ch:    ch,
+		queue: cfg.Queue,
+		tag:   tag,
+		out:   make(chan backend.Delivery),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go c.forward(ctx, b, msgs, closed, cancelled)
+	return c, nil
+}
+
+// forward moves deliveries from amqp091 to Deliveries until the source closes, Close is
+// called or ctx ends, and records why the source closed.
+func (c *Consumer) forward(ctx context.Context, b *Broker, msgs <-chan amqp091.Delivery, closed <-chan *amqp091.Error, cancelled <-chan string) {
+	defer close(c.done)
+	defer close(c.out)
+	for {
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				c.setErr(c.why(b, closed, cancelled))
+				return
+			}
+			d := &delivery{ch: c.ch, tag: m.DeliveryTag, body: m.Body, redelivered: m.Redelivered}
+			select {
+			case c.out <- d:
+			case <-c.stop:
+				return
+			case <-ctx.Done():
+				c.cancel()
+				return
+			}
+		case <-c.stop:
+			return
+		case <-ctx.Done():
+			c.cancel()
+			return
+		}
+	}
+}
+
+// cancel stops deliveries but keeps the channel open so the caller can still ack what it
+// holds; Close releases the channel.
+func (c *Consumer) cancel() {
+	_ = c.ch.Cancel(c.tag, false)
+}
+
+// why explains an unexpected end of the delivery stream. amqp091 reports a channel's close
+// reason before it closes the delivery channels, so the non-blocking reads below see it.
+func (c *Consumer) why(b *Broker, closed <-chan *amqp091.Error, cancelled <-chan string) error {
+	select {
+	case e, ok := <-closed:
+		if ok && e != nil {
+			// amqp091 marks the connection closed before it shuts its channels down.
+			if b.conn.IsClosed() {
+				return fmt.Errorf("amqp: consumer of %q: connection lost: %w", c.queue, e)
+			}
+			return fmt.Errorf("amqp: consumer of %q: channel closed: %w", c.queue, e)
+		}
+	default:
+	}
+	select {
+	case <-cancelled:
+		return fmt.Errorf("amqp: consumer of %q cancelled by the broker (queue deleted?)", c.queue)
+	default:
+	}
+	if b.conn.IsClosed() {
+		return fmt.Errorf("amqp: consumer of %q: connection closed", c.queue)
+	}
+	return fmt.Errorf("amqp: consumer of %q: delivery stream ended", c.queue)
+}
+
+func (c *Consumer) setErr(err error) {
+	c.mu.Lock()
+	c.err = err
+	c.mu.Unlock()
+}
+
+// Deliveries returns the channel of received messages. It closes after Close, after the
+// context given to Broker.Consumer ends, or when the channel or connection fails (see Err).
+func (c *Consumer) Deliveries() <-chan backend.Delivery { return c.out }
+
+// Err returns why Deliveries closed when it was not Close or the context: the channel or
+// connection error (e.g. a broker restart). It is nil otherwise.
+func (c *Consumer) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close stops the consumer and closes its channel; the broker requeues deliveries not yet
+// acked. Ack what you hold before calling it.
+func (c *Consumer) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.stop)
+		<-c.done
+		if c.ch.IsClosed() {
+			return
+		}
+		if cerr := c.ch.Close(); cerr != nil && !errors.Is(cerr, amqp091.ErrClosed) {
+			err = fmt.Errorf("amqp: close consumer of %q: %w", c.queue, cerr)
+		}
+	})
+	return err
+}
+
+// delivery is one received message; it keeps only what Ack and Nack need.
+type delivery struct {
+	ch          *amqp091.Channel
+	tag         uint64
+	body        []byte
+	redelivered bool
+	settled     atomic.Bool
+}
+
+func (d *delivery) Body() []byte      { return d.body }
+func (d *delivery) Redelivered() bool { return d.redelivered }
+
+func (d *delivery) Ack() error {
+	if d.settled.Swap(true) {
+		return ErrAlreadyAcknowledged
+	}
+	if err := d.ch.Ack(d.tag, false); err != nil {
+		return fmt.Errorf("amqp: ack: %w", err)
+	}
+	return nil
+}
+
+func (d *delivery) Nack(requeue bool) error {
+	if d.settled.Swap(true) {
+		return ErrAlreadyAcknowledged
+	}
+	if err := d.ch.Nack(d.tag, false, requeue); err != nil {
+		return fmt.Errorf("amqp: nack: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,15 @@
+// Package postgres implements backend.SQL for PostgreSQL with a github.com/jackc/pgx/v5 pool.
+//
+// Queries use ? placeholders, rewritten to $1..$n by Rebind (outside quoted strings, quoted
+// identifiers, dollar-quoted strings and comments; so the jsonb operators ?, ?| and ?& cannot
+// be written bare). Statements are prepared once per connection and cached (pgx's default
+// QueryExecModeCacheStatement), so the bus's INSERT costs one round trip after the first.
+// Transactions run at READ COMMITTED. QueryInt reads SQL NULL as 0.
+//
+// The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS.
+// Open pings the server, so an unreachable server, a wrong password or a missing database
+// fail at once with one line and a hint, the password masked:
+//
+//	postgres: cannot connect to postgres://bench:xxxxx@127.0.0.1:5432/bench: connection
+//	refused; start one with 'iobench services up postgres' or pass --database-url
+package postgres

@@ -1,0 +1,172 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/iobench/iobench/internal/backend"
+)
+
+// Options tunes Open beyond what the URL says.
+type Options struct {
+	// MaxConns is the pool size when the URL has no pool_max_conns; 0 means 4 x GOMAXPROCS.
+	MaxConns int
+}
+
+// DB is a pool of PostgreSQL connections. It implements backend.SQL and is safe for
+// concurrent use.
+type DB struct {
+	pool *pgxpool.Pool
+}
+
+var _ backend.SQL = (*DB)(nil)
+
+// Open creates a pool for rawURL (postgres:// or postgresql://, any libpq keyword/value string
+// also works) and pings the server.
+func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: invalid database URL: %w", err)
+	}
+	if !strings.Contains(rawURL, "pool_max_conns") {
+		n := opts.MaxConns
+		if n <= 0 {
+			n = 4 * runtime.GOMAXPROCS(0)
+		}
+		cfg.MaxConns = int32(min(n, 1<<20))
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, connectErr(rawURL, cfg, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, connectErr(rawURL, cfg, err)
+	}
+	return &DB{pool: pool}, nil
+}
+
+// MaxConns returns the pool size.
+func (db *DB) MaxConns() int { return int(db.pool.Config().MaxConns) }
+
+// connectError is a one-line, user-facing error that still unwraps to its cause.
+type connectError struct {
+	msg string
+	err error
+}
+
+func (e *connectError) Error() string { return e.msg }
+func (e *connectError) Unwrap() error { return e.err }
+
+// connectErr turns a failed connect into one line: where, why, what to do.
+func connectErr(rawURL string, cfg *pgxpool.Config, err error) error {
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	if u, perr := url.Parse(rawURL); perr == nil && u.Scheme != "" {
+		where = u.Redacted()
+	}
+	const start = "start one with 'iobench services up postgres' or pass --database-url"
+	why, hint := err.Error(), start
+	var pgErr *pgconn.PgError
+	var dnsErr *net.DNSError
+	var nerr net.Error
+	switch {
+	case errors.As(err, &pgErr):
+		why, hint = pgErr.Message, "fix --database-url"
+		switch pgErr.Code {
+		case "28P01", "28000":
+			why = fmt.Sprintf("authentication failed for user %q (%s)", cfg.ConnConfig.User, pgErr.Message)
+			hint = "check the user and password in --database-url"
+		case "3D000":
+			why = fmt.Sprintf("database %q does not exist", cfg.ConnConfig.Database)
+			hint = fmt.Sprintf("create it with 'createdb -h %s -p %d -U %s %s' or pass --database-url",
+				cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.User, cfg.ConnConfig.Database)
+		case "53300":
+			hint = "lower pool_max_conns in --database-url or raise the server's max_connections"
+		}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		why = "connection refused"
+	case errors.As(err, &dnsErr):
+		why, hint = fmt.Sprintf("unknown host %q", dnsErr.Name), "check the host in --database-url"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
+		why = "timed out"
+	}
+	return &connectError{msg: fmt.Sprintf("postgres: cannot connect to %s: %s; %s", where, why, hint), err: err}
+}
+
+// Exec runs a statement and returns the number of rows it affected.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := db.pool.Exec(ctx, rebindCached(query), args...)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: exec: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// QueryInt runs a query returning one row with one integer column; NULL reads as 0 and no
+// row is an error.
+func (db *DB) QueryInt(ctx context.Context, query string, args ...any) (int64, error) {
+	var n *int64
+	if err := db.pool.QueryRow(ctx, rebindCached(query), args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("postgres: query: %w", err)
+	}
+	if n == nil {
+		return 0, nil
+	}
+	return *n, nil
+}
+
+// Begin starts a READ COMMITTED transaction on a connection taken from the pool until Commit
+// or Rollback.
+func (db *DB) Begin(ctx context.Context) (backend.Tx, error) {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	return &Tx{tx: tx}, nil
+}
+
+// Close closes every connection of the pool, waiting for those in use to be released.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Tx is a transaction. It implements backend.Tx and is not safe for concurrent use.
+type Tx struct {
+	tx pgx.Tx
+}
+
+// Exec runs a statement in the transaction and returns the number of rows it affected.
+func (t *Tx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, rebindCached(query), args...)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: exec: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Commit commits the transaction and returns its connection to the pool.
+func (t *Tx) Commit(ctx context.Context) error {
+	if err := t.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: commit: %w", err)
+	}
+	return nil
+}
+
+// Rollback aborts the transaction; after Commit or a previous Rollback it returns nil.
+func (t *Tx) Rollback(ctx context.Context) error {
+	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return fmt.Errorf("postgres: rollback: %w", err)
+	}
+	return nil
+}
