@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/compare"
+)
+
+func init() { subcommands = append(subcommands, newCompareCmd) }
+
+type compareFlags struct {
+	failIf []string
+	alpha  float64
+}
+
+func newCompareCmd() *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare BASE NEW",
+		Short: "Compare two sets of runs metric by metric, telling real changes from the spread of the repeats",
+		Long: `Compare BASE with NEW, each a result record or a results directory. Runs are grouped by workload,
+impl, mode and load model; for each group on both sides and each metric (throughput, p50, p99,
+p99.9, errors) the table shows the medians with their min–max, the change, and whether it is real:
+a Mann-Whitney U test at --alpha with 3 or more repeats per side (as benchstat), else whether the
+min–max ranges overlap ("too few repeats"). With one group on each side, those two are compared.
+
+--fail-if sets a limit on a change of the medians ('p99>+10%': p99 grew by more than 10%;
+'throughput<-5%': throughput fell by more than 5%); any group crossing one exits 1.`,
+		Example: `  iobench compare results/20261120-quick results/20261121-quick
+  iobench compare --fail-if 'p99>+10%' --fail-if 'throughput<-5%' base/ new/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return badInput("compare takes BASE and NEW, each a record file or a results directory")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd, args, f) },
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when a change crosses this limit, e.g. 'p99>+10%' (repeatable)")
+	fs.Float64Var(&f.alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
+	return cmd
+}
+
+func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
+	var ths []compare.Threshold
+	for _, s := range f.failIf {
+		th, err := compare.ParseThreshold(s)
+		if err != nil {
+			return badInput("--fail-if: %v", err)
+		}
+		ths = append(ths, th)
+	}
+	if f.alpha <= 0 || f.alpha >= 1 {
+		return badInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
+	}
+	base, _, err := readRecords(args[:1])
+	if err != nil {
+		return err
+	}
+	newer, _, err := readRecords(args[1:])
+	if err != nil {
+		return err
+	}
+	t := compare.Compare(base, newer, compare.Options{Alpha: f.alpha})
+	out := cmd.OutOrStdout()
+	if err := t.Write(out); err != nil {
+		return err
+	}
+	if len(t.Rows) == 0 {
+		return badInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", args[0], args[1])
+	}
+	for _, th := range ths {
+		if !t.Covers(th.Metric) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "iobench: --fail-if %s not checked: these records have no %s\n", th, th.Metric)
+		}
+	}
+	vs := compare.Check(t, ths)
+	if len(vs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(vs))
+	for i, v := range vs {
+		msgs[i] = v.String()
+	}
+	return failed(fmt.Errorf("%d limit(s) crossed: %s", len(vs), strings.Join(msgs, "; ")))
+}

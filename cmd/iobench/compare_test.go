@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompareCommand(t *testing.T) {
+	base := copyRecords(t, "hello-closed-2.json", "hello-open-2.json")
+	newer := copyRecords(t, "hello-closed-1.json", "hello-open-1.json")
+	code, out, errs := runCLI("compare", base, newer)
+	if code != 0 || !strings.Contains(out, "hello go-hello async closed") || !strings.Contains(out, "hello go-hello async open") {
+		t.Fatalf("exit %d, stderr %s:\n%s", code, errs, out)
+	}
+	// The closed loop's throughput fell by about a third between these two records.
+	code, _, errs = runCLI("compare", "--fail-if", "throughput<-5%", "--fail-if", "errors>+0%", base, newer)
+	if code != 1 || !strings.Contains(errs, "limit(s) crossed: hello go-hello async closed: throughput -34.7% < -5%") ||
+		strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("violation: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := runCLI("compare", "--fail-if", "throughput<-50%", base, newer); code != 0 {
+		t.Errorf("within the limit: exit %d, %s", code, errs)
+	}
+}
+
+func TestCompareBadInput(t *testing.T) {
+	hello := copyRecords(t, "hello-closed-1.json")
+	buses := copyRecords(t, "bus-sync-1.json", "bus-async-1.json")
+	old := filepath.Join(t.TempDir(), "old.json")
+	os.WriteFile(old, []byte(`{"schema_version": 2}`), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"one argument", []string{"compare", hello}, "BASE and NEW"},
+		{"bad threshold", []string{"compare", "--fail-if", "p99 up 10%", hello, hello}, "--fail-if: threshold"},
+		{"bad alpha", []string{"compare", "--alpha", "2", hello, hello}, "--alpha"},
+		{"unreadable", []string{"compare", hello, filepath.Join(hello, "nope")}, "cannot read"},
+		{"other schema", []string{"compare", hello, old}, "incompatible result schema"},
+		{"nothing in common", []string{"compare", hello, buses}, "nothing to compare"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errs := runCLI(tt.args...)
+			if code != 2 || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 with %q", code, errs, tt.want)
+			}
+		})
+	}
+}

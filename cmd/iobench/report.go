@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/report"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/bus"
+)
+
+func init() { subcommands = append(subcommands, newReportCmd) }
+
+type reportFlags struct {
+	out   string
+	title string
+	quiet bool
+}
+
+func newReportCmd() *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report RESULT.json|DIR...",
+		Short: "Regenerate the text, summary.md and report.html from saved JSON records",
+		Long: `Read result records (files, or every *.json of a results directory) and regenerate what a run
+shows: each run's text block and the summary table on stdout, then summary.md (one line per group of repeats, and the
+async/sync ratios) and report.html (one self-contained page with charts) in --out, which defaults
+to the directory of the records when they all share one.`,
+		Example: `  iobench report results/20261121-153208-quick
+  iobench report --out /tmp/r results/a/hello-closed.json results/b/hello-closed.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput("report needs result records: iobench report results/<run-dir> or FILE.json...")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.out, "out", "", "directory for summary.md and report.html (default: the records' directory)")
+	fs.StringVar(&f.title, "title", "", "title of the HTML report (default: iobench report)")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only where the files went, not each run's text")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, args []string, f reportFlags) error {
+	recs, files, err := readRecords(args)
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		if out = commonDir(files); out == "" {
+			return badInput("the records come from several directories; choose where the report goes with --out DIR")
+		}
+	}
+	if err := result.CheckWritable(filepath.Join(out, "summary.md")); err != nil {
+		return badInput("--out: %v", err)
+	}
+	w := cmd.OutOrStdout()
+	if !f.quiet {
+		for i, r := range recs {
+			fmt.Fprintf(w, "== %s (%s) ==\n", report.KeyOf(r), files[i])
+			if err := runText(w, r); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	var md bytes.Buffer
+	if err := report.Markdown(&md, recs); err != nil {
+		return err
+	}
+	if !f.quiet {
+		if err := report.SummaryText(w, recs); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	var page bytes.Buffer
+	if err := report.HTML(&page, recs, report.HTMLOptions{Title: f.title, Generated: time.Now(), Source: out}); err != nil {
+		return err
+	}
+	mdPath, htmlPath := filepath.Join(out, "summary.md"), filepath.Join(out, "report.html")
+	for _, x := range []struct {
+		path string
+		b    []byte
+	}{{mdPath, md.Bytes()}, {htmlPath, page.Bytes()}} {
+		if err := writeAtomic(x.path, x.b); err != nil {
+			return badInput("%v", err)
+		}
+	}
+	fmt.Fprintf(w, "Report of %d runs: %s, %s (%d bytes)\n", len(recs), mdPath, htmlPath, page.Len())
+	return nil
+}
+
+// runText writes a run's text block: wrk's layout for the HTTP workloads, the bus's own summary
+// for the bus; other workloads have only their line in the summary.
+func runText(w io.Writer, r *result.Record) error {
+	switch {
+	case r.Bus != nil:
+		return bus.WriteSummary(w, r)
+	case r.LoadModel != "":
+		report.HTTP(w, r, report.TextOptions{Latency: true})
+	default:
+		fmt.Fprintf(w, "%s: %s, see the summary\n", report.KeyOf(r), report.RateText(r.Throughput.Mean, r.Throughput.Unit))
+	}
+	return nil
+}
+
+// readRecords loads every record named by args (files, or the *.json of directories), in the
+// order given and, within a directory, by name. Unreadable files and records of another schema
+// version are bad input (exit 2).
+func readRecords(args []string) ([]*result.Record, []string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, nil, badInput("cannot read %s: %v", a, err)
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		found, _ := filepath.Glob(filepath.Join(a, "*.json"))
+		if len(found) == 0 {
+			return nil, nil, badInput("%s holds no result records (*.json); give a results directory or record files", a)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	recs := make([]*result.Record, 0, len(files))
+	for _, p := range files {
+		r, err := result.Load(p)
+		if err != nil {
+			return nil, nil, badInput("%v", err)
+		}
+		recs = append(recs, r)
+	}
+	return recs, files, nil
+}
+
+// commonDir returns the directory every file is in, or "" when they differ.
+func commonDir(files []string) string {
+	dir := ""
+	for i, f := range files {
+		d := filepath.Clean(filepath.Dir(f))
+		if i == 0 {
+			dir = d
+		} else if d != dir {
+			return ""
+		}
+	}
+	return dir
+}
+
+// writeAtomic writes b to path through a temporary file, so a reader never sees half a report.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,208 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/iobench/iobench/internal/result"
+)
+
+// Key identifies the records that are repeats of one another: the same workload, impl, mode
+// and load model.
+type Key struct {
+	Workload  string
+	Impl      string
+	Mode      string // sync or async; empty where the workload has no modes
+	LoadModel string // closed or open; empty where the workload has no load model (bus)
+}
+
+// KeyOf returns the group key of rec.
+func KeyOf(rec *result.Record) Key {
+	return Key{Workload: rec.Workload, Impl: rec.Impl, Mode: rec.Mode, LoadModel: rec.LoadModel}
+}
+
+// String returns the key's non-empty parts separated by spaces: "hello go-hello async closed".
+func (k Key) String() string {
+	var parts []string
+	for _, s := range []string{k.Workload, k.Impl, k.Mode, k.LoadModel} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Spread summarizes one figure over the repeats of a group.
+type Spread struct {
+	N      int
+	Median float64
+	Min    float64
+	Max    float64
+}
+
+// SpreadOf returns the median, minimum and maximum of xs (zero for none).
+func SpreadOf(xs []float64) Spread {
+	s := Spread{N: len(xs)}
+	if len(xs) == 0 {
+		return s
+	}
+	v := append([]float64(nil), xs...)
+	sort.Float64s(v)
+	s.Min, s.Max = v[0], v[len(v)-1]
+	if n := len(v); n%2 == 1 {
+		s.Median = v[n/2]
+	} else {
+		s.Median = (v[n/2-1] + v[n/2]) / 2
+	}
+	return s
+}
+
+// Width returns the spread (max - min) as a share of the median, or 0 without a median.
+func (s Spread) Width() float64 {
+	if s.Median == 0 {
+		return 0
+	}
+	return (s.Max - s.Min) / s.Median
+}
+
+// Group is the repeats of one variant, with their figures summarized.
+type Group struct {
+	Key        Key
+	Records    []*result.Record // in the order they started
+	Unit       string           // throughput unit, e.g. "req/s"
+	Throughput Spread           // of Throughput.Mean
+	P99        Spread           // of Latency.At(99), in microseconds; N is 0 without latency
+	Verified   bool             // every record verified (see Verified)
+	Warnings   int              // warnings over all records
+}
+
+// Aggregate groups records by Key, sorted by workload, impl, mode (sync first) and load model
+// (closed first). Records keep their start order within a group.
+func Aggregate(recs []*result.Record) []Group {
+	idx := map[Key]int{}
+	var groups []Group
+	for _, r := range recs {
+		if r == nil {
+			continue
+		}
+		k := KeyOf(r)
+		i, ok := idx[k]
+		if !ok {
+			i = len(groups)
+			idx[k] = i
+			groups = append(groups, Group{Key: k, Verified: true})
+		}
+		groups[i].Records = append(groups[i].Records, r)
+	}
+	for i := range groups {
+		g := &groups[i]
+		sort.SliceStable(g.Records, func(a, b int) bool { return g.Records[a].StartedAt.Before(g.Records[b].StartedAt) })
+		var tp, p99 []float64
+		for _, r := range g.Records {
+			tp = append(tp, r.Throughput.Mean)
+			if r.Latency != nil && r.Latency.Count > 0 {
+				p99 = append(p99, r.Latency.At(99))
+			}
+			if g.Unit == "" {
+				g.Unit = r.Throughput.Unit
+			}
+			g.Verified = g.Verified && Verified(r)
+			g.Warnings += len(r.Warnings)
+		}
+		g.Throughput, g.P99 = SpreadOf(tp), SpreadOf(p99)
+	}
+	sort.SliceStable(groups, func(a, b int) bool { return less(groups[a].Key, groups[b].Key) })
+	return groups
+}
+
+func less(a, b Key) bool {
+	if a.Workload != b.Workload {
+		return a.Workload < b.Workload
+	}
+	if a.Impl != b.Impl {
+		return a.Impl < b.Impl
+	}
+	if ra, rb := rank(a.Mode, "sync", "async"), rank(b.Mode, "sync", "async"); ra != rb {
+		return ra < rb
+	}
+	return rank(a.LoadModel, "closed", "open") < rank(b.LoadModel, "closed", "open")
+}
+
+func rank(s string, order ...string) string {
+	for i, o := range order {
+		if s == o {
+			return fmt.Sprint(i)
+		}
+	}
+	return "9" + s
+}
+
+// Verified says whether a run's numbers can be trusted: for the bus, its accounting passed;
+// for the others, it completed operations, none failed and it was not interrupted.
+func Verified(rec *result.Record) bool {
+	if rec.Interrupted {
+		return false
+	}
+	if rec.Bus != nil {
+		return rec.Bus.Verified
+	}
+	return rec.Counts.Succeeded > 0 && rec.Counts.Failed == 0
+}
+
+// Ratio compares an async group with a sync group of the same workload and load model.
+type Ratio struct {
+	Workload   string
+	LoadModel  string
+	Sync       Key
+	Async      Key
+	Throughput float64 // async median / sync median; 0 when the sync median is 0
+	P99        float64 // async p99 median / sync p99 median; 0 when either is missing
+}
+
+// Ratios pairs every async group with every sync group of the same workload and load model.
+func Ratios(groups []Group) []Ratio {
+	var out []Ratio
+	for _, s := range groups {
+		if s.Key.Mode != "sync" {
+			continue
+		}
+		for _, a := range groups {
+			if a.Key.Mode != "async" || a.Key.Workload != s.Key.Workload || a.Key.LoadModel != s.Key.LoadModel {
+				continue
+			}
+			r := Ratio{Workload: s.Key.Workload, LoadModel: s.Key.LoadModel, Sync: s.Key, Async: a.Key}
+			r.Throughput = div(a.Throughput.Median, s.Throughput.Median)
+			if a.P99.N > 0 && s.P99.N > 0 {
+				r.P99 = div(a.P99.Median, s.P99.Median)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Unpaired returns the workloads that have groups but no sync/async pair, for a note.
+func Unpaired(groups []Group, ratios []Ratio) []string {
+	paired := map[string]bool{}
+	for _, r := range ratios {
+		paired[r.Workload] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, g := range groups {
+		if w := g.Key.Workload; !paired[w] && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func div(a, b float64) float64 {
+	if b == 0 || math.IsNaN(a/b) {
+		return 0
+	}
+	return a / b
+}

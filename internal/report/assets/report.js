@@ -1,0 +1,205 @@
+// iobench report: draws the charts of window.IOBENCH_DATA with Chart.js. Every text from the
+// records reaches the page through textContent or Chart.js's canvas, never as HTML.
+(function () {
+  'use strict';
+  var fail = window.iobenchFail || function (m) { throw new Error(m); };
+  var DATA = window.IOBENCH_DATA || {};
+  var palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'];
+  var color = function (i) { return palette[i % palette.length]; };
+  var drawn = 0;
+
+  if (typeof Chart === 'undefined') {
+    fail('Chart.js did not load');
+    return;
+  }
+  Chart.defaults.animation = false; // a report, not a show: and screenshots see the final state
+  Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+  Chart.defaults.plugins.legend.labels.boxWidth = 14;
+
+  function fmt(v) {
+    if (v === null || v === undefined) { return ''; }
+    var a = Math.abs(v);
+    if (a >= 100) { return Math.round(v).toLocaleString('en-US'); }
+    if (a >= 1) { return v.toFixed(2); }
+    return String(Math.round(v * 10000) / 10000);
+  }
+
+  // figure adds a titled chart box to the container with the given id and returns its canvas.
+  function figure(containerId, title, anchor, height) {
+    var box = document.getElementById(containerId);
+    if (!box) { return null; }
+    var fig = document.createElement('figure');
+    fig.className = 'chart';
+    var cap = document.createElement('figcaption');
+    if (anchor) {
+      var a = document.createElement('a');
+      a.href = '#' + anchor;
+      a.textContent = title;
+      cap.appendChild(a);
+    } else {
+      cap.textContent = title;
+    }
+    var holder = document.createElement('div');
+    holder.className = 'canvas-box';
+    if (height) { holder.style.height = height + 'px'; }
+    var canvas = document.createElement('canvas');
+    holder.appendChild(canvas);
+    fig.appendChild(cap);
+    fig.appendChild(holder);
+    box.appendChild(fig);
+    return canvas;
+  }
+
+  function draw(canvas, config) {
+    if (!canvas) { return; }
+    try {
+      new Chart(canvas, config);
+      drawn++;
+    } catch (e) {
+      fail('chart failed: ' + e);
+    }
+  }
+
+  // whiskers draws each bar's [min, max] spread over the bars of dataset 0.
+  var whiskers = {
+    id: 'whiskers',
+    afterDatasetsDraw: function (chart) {
+      var ds = chart.data.datasets[0];
+      if (!ds || !ds.spread) { return; }
+      var y = chart.scales.y, ctx = chart.ctx;
+      ctx.save();
+      ctx.strokeStyle = '#1d232b';
+      ctx.lineWidth = 1.5;
+      chart.getDatasetMeta(0).data.forEach(function (bar, i) {
+        var lo = ds.spread[i][0], hi = ds.spread[i][1];
+        var w = Math.min(bar.width / 4, 12), y1 = y.getPixelForValue(lo), y2 = y.getPixelForValue(hi);
+        ctx.beginPath();
+        ctx.moveTo(bar.x, y1); ctx.lineTo(bar.x, y2);
+        ctx.moveTo(bar.x - w, y1); ctx.lineTo(bar.x + w, y1);
+        ctx.moveTo(bar.x - w, y2); ctx.lineTo(bar.x + w, y2);
+        ctx.stroke();
+      });
+      ctx.restore();
+    }
+  };
+
+  (DATA.bars || []).forEach(function (b) {
+    draw(figure('bars', b.title + ' (' + b.unit + ')'), {
+      type: 'bar',
+      data: {
+        labels: b.labels,
+        datasets: [{
+          label: 'median ' + b.unit, data: b.median, spread: b.spread, repeats: b.repeats,
+          backgroundColor: b.colors.map(function (c) { return color(c) + 'cc'; }),
+          borderColor: b.colors.map(color), borderWidth: 1
+        }]
+      },
+      options: {
+        plugins: {
+          legend: { display: false },
+          tooltip: { callbacks: { afterLabel: function (ctx) {
+            var s = ctx.dataset.spread[ctx.dataIndex], r = ctx.dataset.repeats[ctx.dataIndex];
+            return 'min ' + fmt(s[0]) + ', max ' + fmt(s[1]) + '\nrepeats: ' + r.map(fmt).join(', ');
+          } } }
+        },
+        scales: { y: { beginAtZero: true, title: { display: true, text: b.unit } } }
+      },
+      plugins: [whiskers]
+    });
+  });
+
+  if ((DATA.ratios || []).length) {
+    draw(figure('ratio-chart', 'async ÷ sync (1 = no difference)', '', 90 + 60 * DATA.ratios.length), {
+      type: 'bar',
+      data: {
+        labels: DATA.ratios.map(function (r) { return r.label; }),
+        datasets: [
+          { label: 'throughput', data: DATA.ratios.map(function (r) { return r.throughput; }), backgroundColor: '#2ca02ccc' },
+          { label: 'p99 latency', data: DATA.ratios.map(function (r) { return r.p99 || null; }), backgroundColor: '#d62728cc' }
+        ]
+      },
+      options: {
+        indexAxis: 'y',
+        scales: { x: { beginAtZero: true, title: { display: true, text: 'ratio (×)' } } },
+        plugins: { tooltip: { callbacks: { label: function (ctx) { return ctx.dataset.label + ': ' + fmt(ctx.parsed.x) + '×'; } } } }
+      }
+    });
+  }
+
+  // pct labels a 1/(1-p) tick as a percentile: 10 -> 90%, 1000 -> 99.9%.
+  function pct(v) {
+    if (v <= 1) { return '0%'; }
+    var p = 100 * (1 - 1 / v);
+    return String(Math.round(p * 10000) / 10000) + '%';
+  }
+
+  (DATA.spectra || []).forEach(function (s) {
+    var maxX = 10;
+    s.lines.forEach(function (l) { l.points.forEach(function (p) { maxX = Math.max(maxX, p[0]); }); });
+    draw(figure('spectra', s.title + ' latency (' + s.unit + ')'), {
+      type: 'line',
+      data: {
+        datasets: s.lines.map(function (l) {
+          var c = color(l.color) + ['ff', 'a6', '70', '50'][Math.min(l.repeat, 3)];
+          return {
+            label: l.label, data: l.points.map(function (p) { return { x: p[0], y: p[1] }; }),
+            borderColor: c, backgroundColor: c, borderDash: l.dashed ? [6, 4] : [],
+            borderWidth: 1.6, pointRadius: 0, stepped: 'after'
+          };
+        })
+      },
+      options: {
+        parsing: false,
+        interaction: { mode: 'nearest', intersect: false },
+        scales: {
+          x: {
+            type: 'logarithmic', min: 1, max: maxX,
+            title: { display: true, text: 'percentile (log scale of 1/(1−p))' },
+            afterBuildTicks: function (axis) {
+              var t = [];
+              for (var v = 1; v <= axis.max * 1.0001; v *= 10) { t.push({ value: v }); if (v === 1) { t.push({ value: 2 }); } }
+              axis.ticks = t;
+            },
+            ticks: { callback: function (v) { return pct(v); } }
+          },
+          y: { beginAtZero: true, title: { display: true, text: s.unit } }
+        },
+        plugins: { tooltip: { callbacks: {
+          title: function (items) { return items.length ? 'p' + pct(items[0].parsed.x) : ''; },
+          label: function (ctx) { return ctx.dataset.label + ': ' + fmt(ctx.parsed.y) + ' ' + s.unit; }
+        } } }
+      }
+    });
+  });
+
+  var multi = ['#1f77b4', '#2ca02c', '#ff7f0e', '#7f7f7f', '#9467bd'];
+  (DATA.series || []).forEach(function (s) {
+    var right = s.lines.some(function (l) { return l.right; });
+    var scales = {
+      x: { type: 'linear', title: { display: true, text: 'second of the measured phase' }, ticks: { precision: 0 } },
+      y: { beginAtZero: true, title: { display: true, text: s.unit } }
+    };
+    if (right) {
+      scales.y2 = { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: 'messages queued' } };
+    }
+    draw(figure('series', s.title, s.anchor), {
+      type: 'line',
+      data: {
+        datasets: s.lines.map(function (l, i) {
+          var c = i === 0 && s.lines.length < 3 ? color(s.color) : multi[i % multi.length];
+          if (l.label.indexOf('errors') === 0) { c = '#d62728'; }
+          return {
+            label: l.label, data: l.points.map(function (p) { return { x: p[0], y: p[1] }; }),
+            borderColor: c, backgroundColor: c, borderDash: l.right ? [5, 4] : [],
+            yAxisID: l.right ? 'y2' : 'y', borderWidth: 1.6, pointRadius: 2, tension: 0
+          };
+        })
+      },
+      options: { parsing: false, interaction: { mode: 'index', intersect: false }, scales: scales }
+    });
+  });
+
+  document.body.setAttribute('data-charts', String(drawn));
+  document.documentElement.setAttribute('data-ready', 'yes');
+})();

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/units"
+)
+
+// Markdown writes summary.md: one table row per group of repeats (workload, impl, mode, load
+// model) with the throughput median and spread, the p99 median, whether every run verified and
+// how many warnings there were; then the async/sync ratios per workload.
+func Markdown(w io.Writer, recs []*result.Record) error {
+	groups := Aggregate(recs)
+	ratios := Ratios(groups)
+	runs := 0
+	for _, g := range groups {
+		runs += len(g.Records)
+	}
+	var b strings.Builder
+	b.WriteString("# iobench summary\n\n")
+	fmt.Fprintf(&b, "%s in %s. Throughput is the median over the repeats, with the spread (min–max); "+
+		"p99 is the median of the repeats' p99 (open loop: from each request's intended start).\n\n",
+		plural(runs, "run"), plural(len(groups), "group"))
+	b.WriteString("| workload | impl | mode | load | runs | throughput | spread (min–max) | p99 | verified | warnings |\n")
+	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|--:|\n")
+	for _, g := range groups {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %d |\n",
+			md(g.Key.Workload), md(g.Key.Impl), md(dash(g.Key.Mode)), md(dash(g.Key.LoadModel)), len(g.Records),
+			md(RateText(g.Throughput.Median, g.Unit)), SpreadText(g.Throughput), LatencyText(g.P99),
+			yesNo(g.Verified), g.Warnings)
+	}
+	b.WriteString("\n## Sync vs async\n\n")
+	if len(ratios) > 0 {
+		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
+		b.WriteString("|---|---|---|---|--:|--:|\n")
+		for _, r := range ratios {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(r.Workload), md(dash(r.LoadModel)),
+				md(r.Sync.Impl), md(r.Async.Impl), RatioText(r.Throughput), RatioText(r.P99))
+		}
+		b.WriteString("\n")
+	}
+	for _, wl := range Unpaired(groups, ratios) {
+		fmt.Fprintf(&b, "- %s: no sync and async runs of the same load model to compare.\n", md(wl))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SummaryText writes the terminal's summary table: one line per group of repeats (workload,
+// impl, mode, load model) with the throughput median and spread, the p99 median and whether every
+// run verified, then one line per async/sync ratio.
+func SummaryText(w io.Writer, recs []*result.Record) error {
+	groups := Aggregate(recs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "workload\timpl\tmode\tload\truns\tthroughput\tspread (min–max)\tp99\tverified\twarnings")
+	for _, g := range groups {
+		verified := "yes"
+		if !g.Verified {
+			verified = "NO"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\n", g.Key.Workload, g.Key.Impl, dash(g.Key.Mode),
+			dash(g.Key.LoadModel), len(g.Records), RateText(g.Throughput.Median, g.Unit), SpreadText(g.Throughput),
+			LatencyText(g.P99), verified, g.Warnings)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range Ratios(groups) {
+		load := ""
+		if r.LoadModel != "" {
+			load = " " + r.LoadModel
+		}
+		if _, err := fmt.Fprintf(w, "%s%s: async %s is %s the throughput of sync %s (p99 %s)\n", r.Workload, load,
+			r.Async.Impl, RatioText(r.Throughput), r.Sync.Impl, RatioText(r.P99)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.
+func RateText(v float64, unit string) string {
+	s := units.Count(int64(math.Round(v)))
+	if v < 100 {
+		s = fmt.Sprintf("%.2f", v)
+	}
+	if unit != "" {
+		s += " " + unit
+	}
+	return s
+}
+
+// SpreadText formats a throughput spread: "80,000–84,000 (±2.4%)"; "–" for a single run.
+func SpreadText(s Spread) string {
+	if s.N < 2 {
+		return "– (1 run)"
+	}
+	return fmt.Sprintf("%s–%s (±%.1f%%)", RateText(s.Min, ""), RateText(s.Max, ""), 50*s.Width())
+}
+
+// LatencyText formats the median of a latency spread given in microseconds, "–" without one.
+func LatencyText(s Spread) string {
+	if s.N == 0 {
+		return "–"
+	}
+	return units.Micros(s.Median)
+}
+
+// RatioText formats a ratio as "2.31×", "–" for none.
+func RatioText(r float64) string {
+	if r == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// md escapes a string from outside for a Markdown table cell: no line breaks, no pipes, and no
+// characters that Markdown or inline HTML would interpret.
+func md(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\n', '\r', '\t':
+			b.WriteByte(' ')
+		case '\\', '|', '*', '_', '`', '[', ']', '<', '>', '#', '!':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// plural returns "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
