@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/workload/hello"
+)
+
+func init() { serveSubcommands = append(serveSubcommands, newServeHelloCmd) }
+
+func newServeHelloCmd() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "hello",
+		Short: "Serve the hello workload: GET / answers \"Hello world!\"",
+		Long: "Serve the hello workload's built-in Go server (raw-socket HTTP/1.1, keep-alive, pipelining)\n" +
+			"until interrupted. GET / answers \"Hello world!\"; other paths 404, other methods 405.\n" +
+			"The address comes from --listen, else $IOBENCH_LISTEN, else 127.0.0.1:8080.",
+		Example: "  iobench serve hello --listen 127.0.0.1:18080 &\n  wrk -t1 -c100 -d5s http://127.0.0.1:18080/",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("listen") {
+				if env := os.Getenv("IOBENCH_LISTEN"); env != "" {
+					listen = env
+				}
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return listenError(listen, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "iobench hello: listening on http://%s/\n", ln.Addr())
+			if err := hello.Serve(cmd.Context(), ln); err != nil {
+				return failed(fmt.Errorf("serve hello on %s: %w", ln.Addr(), err))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "host:port to listen on; when not given, $IOBENCH_LISTEN is used if set")
+	return cmd
+}
+
+// listenError explains a failed listen in one line, with what to do about it.
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return badInput("listen on %s: address already in use; stop the process using that port (see: ss -ltnp | grep %s) or pass --listen 127.0.0.1:OTHER_PORT", addr, portOf(addr))
+	case errors.Is(err, syscall.EACCES):
+		return badInput("listen on %s: permission denied; use a port above 1023 or run with the right privileges", addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return badInput("listen on %s: no such local address; use an address of this machine, e.g. --listen 127.0.0.1:8080", addr)
+	}
+	return badInput("listen on %s: %v; pass --listen host:port, e.g. 127.0.0.1:8080", addr, err)
+}
+
+func portOf(addr string) string {
+	if _, port, err := net.SplitHostPort(addr); err == nil {
+		return ":" + port
+	}
+	return addr
+}

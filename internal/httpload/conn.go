@@ -1,0 +1,85 @@
+package httpload
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+)
+
+// Conn is one client connection that carries requests one at a time (keep-alive, no pipelining).
+// It is not safe for concurrent use: each engine worker owns its Conns.
+type Conn struct {
+	nc       net.Conn
+	rd       reader
+	deadline time.Time // the deadline last set on nc
+	keepBody bool
+	body     []byte
+	broken   bool // set after a failure or Close: the Conn is unusable
+}
+
+// errUnusable is returned by Do after an earlier failure or Close.
+var errUnusable = errors.New("connection unusable after an earlier error or Close; redial")
+
+// Dial connects to addr (host:port) over TCP within timeout (0 means no timeout beyond ctx).
+// Every failure, a timeout included, is an *Error of Class Connect, as wrk counts it.
+func Dial(ctx context.Context, addr string, timeout time.Duration) (*Conn, error) {
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, &Error{Class: Connect, Err: err}
+	}
+	// Go enables TCP_NODELAY by default; Do writes each request with one write, so Nagle's
+	// algorithm would never have had anything to coalesce anyway.
+	return newConn(nc), nil
+}
+
+func newConn(nc net.Conn) *Conn {
+	return &Conn{nc: nc, rd: newReader(nc, initialBufSize)}
+}
+
+// Do writes req (built once by RequestSpec.Build) and reads exactly one full response, all before
+// deadline (the zero time means none). In steady state it allocates nothing: the response is
+// parsed in place in a buffer the Conn owns, and bytes the server sent after the response are kept
+// for the next one. A request starting with "HEAD " expects no body.
+//
+// Errors are *Error: Write or Read for the phase that failed, Timeout once the deadline passed.
+// After an error the Conn is unusable; close it and redial. The Response returned with an error
+// still counts in Read the bytes consumed.
+func (c *Conn) Do(req []byte, deadline time.Time) (Response, error) {
+	if c.broken {
+		return Response{}, &Error{Class: Write, Err: errUnusable}
+	}
+	// One SetDeadline per Do at most, and none when the deadline is the one already set (a run
+	// without timeouts never pays for it).
+	if !deadline.Equal(c.deadline) {
+		if err := c.nc.SetDeadline(deadline); err != nil {
+			return Response{}, c.fail(&Error{Class: Write, Err: err})
+		}
+		c.deadline = deadline
+	}
+	if _, err := c.nc.Write(req); err != nil {
+		return Response{}, c.fail(ioError(Write, err))
+	}
+	head := len(req) >= 5 && string(req[:5]) == "HEAD "
+	resp, err := c.rd.readResponse(head, c.keepBody, &c.body)
+	if err != nil {
+		return resp, c.fail(err)
+	}
+	return resp, nil
+}
+
+func (c *Conn) fail(err error) error {
+	c.broken = true
+	return err
+}
+
+// SetKeepBody makes Do keep each response's body in Response.Body, for checking it. The buffer
+// grows to the largest body seen and is reused; bodies over 64 MiB are a Read error while keeping.
+func (c *Conn) SetKeepBody(keep bool) { c.keepBody = keep }
+
+// Close closes the connection. Do fails afterwards.
+func (c *Conn) Close() error {
+	c.broken = true
+	return c.nc.Close()
+}

@@ -1,0 +1,138 @@
+package httpload
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Target is a parsed http:// URL, split into what a client needs on the wire.
+type Target struct {
+	// Addr is the host:port to dial; the port defaults to 80.
+	Addr string
+	// Host is the Host header value: the URL's host, with its port if the URL gave one.
+	Host string
+	// RequestURI is the request target, path?query, "/" when the URL has no path.
+	RequestURI string
+}
+
+// ParseURL parses an http:// URL into a Target. Only plain http is supported; https, a missing
+// scheme or host, user info, a bad port or characters that cannot go on a request line are
+// one-line errors with a hint. A fragment is dropped, as browsers and curl do.
+func ParseURL(raw string) (Target, error) {
+	const hint = "; try http://127.0.0.1:8080/path"
+	fail := func(format string, args ...any) (Target, error) {
+		return Target{}, fmt.Errorf("url %q: "+format+hint, append([]any{raw}, args...)...)
+	}
+	if strings.TrimSpace(raw) == "" {
+		return fail("empty URL")
+	}
+	scheme, _, ok := strings.Cut(raw, "://")
+	if !ok {
+		return fail("missing scheme")
+	}
+	switch strings.ToLower(scheme) {
+	case "http":
+	case "https":
+		return Target{}, fmt.Errorf("url %q: https is not supported yet; use an http:// URL", raw)
+	default:
+		return fail("scheme %q is not supported, only http", scheme)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fail("%v", err)
+	}
+	if u.User != nil {
+		return fail("user info is not supported (send an Authorization header instead)")
+	}
+	host := u.Hostname()
+	if host == "" {
+		return fail("missing host")
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	} else if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fail("port %q is not in 1-65535", port)
+	}
+	hostHeader := u.Host
+	if strings.HasSuffix(hostHeader, ":") { // "http://h:/" means the default port
+		hostHeader = strings.TrimSuffix(hostHeader, ":")
+	}
+	if !validHeaderValue(hostHeader) {
+		return fail("host contains characters not allowed in a Host header")
+	}
+	uri := u.RequestURI()
+	if uri == "" || uri[0] != '/' {
+		return fail("the path must start with /")
+	}
+	for i := 0; i < len(uri); i++ {
+		if c := uri[i]; c <= ' ' || c == 0x7f {
+			return fail("path or query contains a space or control character (percent-encode it, e.g. %%20)")
+		}
+	}
+	return Target{Addr: net.JoinHostPort(host, port), Host: hostHeader, RequestURI: uri}, nil
+}
+
+// Header is one request header field, sent as given.
+type Header struct{ Name, Value string }
+
+// ParseHeader parses a "Name: value" header as given on the command line. The name must be an HTTP
+// token; the value is trimmed of surrounding blanks and may not contain CR, LF or NUL.
+func ParseHeader(s string) (Header, error) {
+	const hint = `; use "Name: value", e.g. "Accept: text/plain"`
+	name, value, ok := strings.Cut(s, ":")
+	if !ok {
+		return Header{}, fmt.Errorf("header %q: missing ':'%s", s, hint)
+	}
+	if name == "" {
+		return Header{}, fmt.Errorf("header %q: empty name%s", s, hint)
+	}
+	if !validToken(name) {
+		return Header{}, fmt.Errorf("header %q: name %q has characters not allowed in a header name (no spaces or separators)%s", s, name, hint)
+	}
+	value = strings.Trim(value, " \t")
+	if !validHeaderValue(value) {
+		return Header{}, fmt.Errorf("header %q: value contains a control character (CR, LF or NUL)%s", s, hint)
+	}
+	return Header{Name: name, Value: value}, nil
+}
+
+// validToken reports whether s is an RFC 9110 token (tchar+).
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isTchar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTchar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
+// validHeaderValue rejects the characters that would break or smuggle a header line; other
+// control characters except tab are rejected too, since no server expects them.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
