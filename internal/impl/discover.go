@@ -1,0 +1,102 @@
+package impl
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
+// impls folder beside the iobench binary's parent (bin/iobench -> ./impls), else "impls".
+func DefaultRoot() string {
+	if d := os.Getenv("IOBENCH_IMPLS_DIR"); d != "" {
+		return d
+	}
+	if st, err := os.Stat("impls"); err == nil && st.IsDir() {
+		return "impls"
+	}
+	if exe, err := os.Executable(); err == nil {
+		d := filepath.Join(filepath.Dir(filepath.Dir(exe)), "impls")
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return "impls"
+}
+
+// Entry is one impl folder found by List: its manifest, or why it cannot be used.
+type Entry struct {
+	Dir      string
+	Manifest *Manifest // nil when Err is set
+	Err      error
+}
+
+// List finds every impls/<language>/<name>/impl.yaml under root and loads it. Broken manifests
+// are listed with their error; a duplicate name is an error on the later entry.
+func List(root string) ([]Entry, error) {
+	st, err := os.Stat(root)
+	if err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("impls folder %s not found; run from the iobench checkout or pass --impls-dir", root)
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "*", "*", ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []Entry
+	names := map[string]string{}
+	for _, p := range paths {
+		dir := filepath.Dir(p)
+		m, err := Load(dir)
+		e := Entry{Dir: dir, Manifest: m, Err: err}
+		if m != nil {
+			if lang := filepath.Base(filepath.Dir(dir)); lang != m.Language {
+				e.Manifest, e.Err = nil, &ManifestError{Path: p, Problems: []Problem{{Field: "language", Msg: fmt.Sprintf("%q in a folder for %s", m.Language, lang), Hint: "move the impl to impls/" + m.Language + "/ or fix language"}}}
+			} else if prev, dup := names[m.Name]; dup {
+				e.Manifest, e.Err = nil, &ManifestError{Path: p, Problems: []Problem{{Field: "name", Msg: fmt.Sprintf("%q is also the name of %s", m.Name, prev), Hint: "give each impl its own name"}}}
+			} else {
+				names[m.Name] = dir
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// ErrNotFound is returned (wrapped) by Find for a name no impl has.
+var ErrNotFound = errors.New("impl not found")
+
+// Find returns the impl called name under root, or loads the folder name when it is a path to
+// one (contains a '/'). A broken manifest is returned as its *ManifestError.
+func Find(root, name string) (*Manifest, error) {
+	if strings.Contains(name, "/") {
+		if st, err := os.Stat(name); err == nil && st.IsDir() {
+			return Load(name)
+		}
+	}
+	entries, err := List(root)
+	if err != nil {
+		return nil, err
+	}
+	var known []string
+	for _, e := range entries {
+		if e.Manifest != nil {
+			if e.Manifest.Name == name {
+				return e.Manifest, nil
+			}
+			known = append(known, e.Manifest.Name)
+			continue
+		}
+		if filepath.Base(e.Dir) == name {
+			return nil, e.Err
+		}
+	}
+	hint := "no impls found under " + root
+	if len(known) > 0 {
+		hint = "known: " + strings.Join(known, ", ")
+	}
+	return nil, fmt.Errorf("%w: %q; %s (see iobench impls)", ErrNotFound, name, hint)
+}

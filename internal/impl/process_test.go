@@ -1,0 +1,231 @@
+package impl
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// pyImpl writes a dependency-free Python impl running script.
+func pyImpl(t *testing.T, script, ready string, extra string) *Installation {
+	t.Helper()
+	dir := t.TempDir()
+	manifest := "name: t\nlanguage: python\nmode: sync\nworkloads: {hello: {routes: [/]}}\n" +
+		"start: {command: [python3, app.py]}\n" + ready + extra
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app.py"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// TestStartLogLineStdinAndTreeCPU starts an impl that becomes ready by printing a line, waits
+// for iobench's line on stdin, burns CPU in a child process that exits before it, and checks
+// the child's CPU is counted, the environment is the run's, and lines reach OnLine and the log.
+func TestStartLogLineStdinAndTreeCPU(t *testing.T) {
+	t.Setenv("IOBENCH_SECRET_LEAK", "1")
+	inst := pyImpl(t, `
+import os, sys, time, multiprocessing
+def burn():
+    end = time.process_time() + 0.4
+    while time.process_time() < end:
+        pass
+print("env", os.environ.get("IOBENCH_AMQP_URL"), os.environ.get("IOBENCH_SECRET_LEAK"), os.environ.get("PYTHONUNBUFFERED"))
+print("ready")
+line = sys.stdin.readline().strip()
+p = multiprocessing.Process(target=burn); p.start(); p.join()
+print("got", line)
+`, "ready: {log: '^ready$'}\n", "")
+	var mu sync.Mutex
+	var got []string
+	p, err := inst.Start(t.Context(), StartOptions{
+		Env:    map[string]string{EnvAMQPURL: "amqp://x/"},
+		OnLine: func(l string) { mu.Lock(); got = append(got, l); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if err := p.Send("go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	lines := strings.Join(got, "\n")
+	mu.Unlock()
+	if !strings.Contains(lines, "env amqp://x/ None 1") || !strings.Contains(lines, "got go") {
+		t.Fatalf("lines:\n%s", lines)
+	}
+	u := p.Usage()
+	if u.CPU() < 300*time.Millisecond || u.PeakRSS == 0 {
+		t.Fatalf("usage %+v: want the child's 0.4 s of CPU and a peak RSS", u)
+	}
+	p.Stop()
+	log, err := os.ReadFile(p.LogPath())
+	if err != nil || !strings.Contains(string(log), "got go") {
+		t.Fatalf("log %s: %q %v", p.LogPath(), log, err)
+	}
+}
+
+func TestStartTCPReady(t *testing.T) {
+	inst := pyImpl(t, `
+import os, socket, time
+host, port = os.environ["IOBENCH_LISTEN"].rsplit(":", 1)
+time.sleep(0.2)
+s = socket.socket(); s.bind((host, int(port))); s.listen()
+while True:
+    c, _ = s.accept(); c.close()
+`, "ready: {tcp: listen}\n", "")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	p, err := inst.Start(t.Context(), StartOptions{Env: map[string]string{EnvListen: addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	p.Stop()
+	select {
+	case <-p.Done():
+	default:
+		t.Fatal("still running after Stop")
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	t.Run("exits before ready", func(t *testing.T) {
+		inst := pyImpl(t, "import sys\nprint('boom: no config')\nsys.exit(3)\n", "ready: {log: '^ready$'}\n", "")
+		_, err := inst.Start(t.Context(), StartOptions{})
+		if err == nil || !strings.Contains(err.Error(), "exited before it was ready") || !strings.Contains(err.Error(), "boom: no config") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("never ready", func(t *testing.T) {
+		inst := pyImpl(t, "import time\nprint('starting')\ntime.sleep(60)\n", "ready: {log: '^ready$', timeout: 300ms}\n", "")
+		begin := time.Now()
+		_, err := inst.Start(t.Context(), StartOptions{})
+		if err == nil || !strings.Contains(err.Error(), "not ready within 300ms") || time.Since(begin) > 10*time.Second {
+			t.Fatalf("error %v after %v", err, time.Since(begin))
+		}
+	})
+	t.Run("ignores SIGTERM", func(t *testing.T) {
+		inst := pyImpl(t, "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready')\ntime.sleep(60)\n",
+			"ready: {log: '^ready$'}\n", "stop: {signal: TERM, timeout: 300ms}\n")
+		p, err := inst.Start(t.Context(), StartOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		p.Stop()
+		if d := time.Since(begin); d < 250*time.Millisecond || d > 5*time.Second {
+			t.Fatalf("Stop took %v; want SIGKILL after the 300ms stop timeout", d)
+		}
+	})
+	t.Run("interrupted wait", func(t *testing.T) {
+		inst := pyImpl(t, "import time\nprint('ready')\ntime.sleep(60)\n", "ready: {log: '^ready$'}\n", "")
+		p, err := inst.Start(t.Context(), StartOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop()
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		if err := p.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Wait: %v", err)
+		}
+	})
+}
+
+// TestInstallPython installs the repo's pika-publisher into the default state directory (cached
+// there, so reruns take no time), checks its prerequisites and that a second Install reuses it.
+func TestInstallPython(t *testing.T) {
+	m, err := Find("../../impls", "pika-publisher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := Install(t.Context(), m, InstallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.Check(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Install(t.Context(), m, InstallOptions{})
+	if err != nil || !again.Reused || again.Python != inst.Python {
+		t.Fatalf("second install: %+v %v; want the cached venv", again, err)
+	}
+	if argv := inst.Command(); argv[0] != inst.Python || argv[1] != "publisher.py" {
+		t.Fatalf("command %v", argv)
+	}
+}
+
+func TestInstallFailures(t *testing.T) {
+	base := "name: broken\nlanguage: python\nmode: sync\nworkloads: {hello: {routes: [/]}}\n" +
+		"start: {command: [python, app.py]}\nready: {tcp: listen}\ninstall: {venv: requirements.txt}\n"
+	t.Run("bad requirements", func(t *testing.T) {
+		dir := writeImpl(t, base)
+		os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("pika=====1!!\n"), 0o644)
+		m, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
+		if !errors.Is(err, ErrInstall) || !strings.Contains(err.Error(), "pip install -r requirements.txt failed") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("no python", func(t *testing.T) {
+		dir := writeImpl(t, base, "requirements.txt")
+		m, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", t.TempDir())
+		_, err = Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
+		if !errors.Is(err, ErrInstall) || !strings.Contains(err.Error(), "python3 not found; install Python 3") {
+			t.Fatalf("error %v", err)
+		}
+	})
+	t.Run("missing prerequisites", func(t *testing.T) {
+		dir := writeImpl(t, "name: needy\nlanguage: python\nmode: sync\nworkloads: {hello: {routes: [/]}}\n"+
+			"start: {command: [python3, app.py]}\nready: {tcp: listen}\n"+
+			"requires: {commands: [{name: no-such-command-iobench, hint: apt-get install it}]}\n")
+		m, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst, err := Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = inst.Check(t.Context())
+		if !errors.Is(err, ErrMissing) || err.Error() != "impl needy: missing command no-such-command-iobench (apt-get install it)" {
+			t.Fatalf("error %v", err)
+		}
+	})
+}

@@ -1,0 +1,295 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	amqp091 "github.com/rabbitmq/amqp091-go"
+
+	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/backend/amqp"
+	"github.com/iobench/iobench/internal/procstat"
+	"github.com/iobench/iobench/internal/result"
+)
+
+// quietFor is how long the broker's count may stay still, after the last write, before the run
+// takes it as final: the broker has counted everything it is going to.
+const quietFor = 2 * time.Second
+
+// run is the state of one Run.
+type run struct {
+	cfg    Config
+	log    *slog.Logger
+	admin  *amqp.Broker
+	conns  []*amqp091.Connection
+	pubs   []*publisher
+	cons   *consumers
+	obs    *observer
+	t0     time.Time
+	end    time.Time // when the broker had counted the last message
+	wEnd   time.Time // after the last client write
+	final  sample
+	checks []string
+	warns  []string
+
+	stop           atomic.Bool // tells the publishers to stop (-d elapsed, interrupted)
+	self0, broker0 procstat.Usage
+	brokerPIDs     []int
+	ext            *external // an impl publishing instead of the built-in publishers
+}
+
+// Run publishes as cfg says, counting what the broker accepted, and returns the record. The
+// queue is deleted and declared afresh first (the run owns it) and deleted afterwards unless
+// cfg.KeepQueue. An error wrapping ErrBadInput means the user must fix something (nothing was
+// measured); one wrapping ErrVerify comes with the record of a run that lost or duplicated
+// messages.
+func Run(ctx context.Context, cfg Config) (*result.Record, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers()}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	defer r.cleanup()
+	if err := r.setup(ctx); err != nil {
+		return nil, err
+	}
+	r.measure(ctx)
+	rec := r.record(ctx)
+	return rec, r.verdict(rec)
+}
+
+// setup connects, prepares the queue and opens every publisher and consumer before the clock
+// starts.
+func (r *run) setup(ctx context.Context) error {
+	c := &r.cfg
+	octx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	admin, err := amqp.Open(octx, c.URL)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	r.admin = admin
+	if err := admin.DeleteQueue(octx, c.Queue); err != nil {
+		return badInput("cannot delete queue %s before the run: %v; choose another --queue", c.Queue, err)
+	}
+	if err := admin.DeclareQueue(octx, backend.Queue{Name: c.Queue, Durable: c.QueueDurable}); err != nil {
+		return badInput("%v", err)
+	}
+	if r.ext != nil {
+		r.observe(CountedByQueue)
+		return nil
+	}
+	nconn := c.Publishers
+	if c.ShareConnection {
+		nconn = 1
+	}
+	for i := range nconn {
+		conn, err := dial(c.URL, fmt.Sprintf("iobench-publish-%d", i))
+		if err != nil {
+			return fmt.Errorf("connect publisher %d: %w", i, err)
+		}
+		r.conns = append(r.conns, conn)
+	}
+	var next uint64
+	for i := range c.Publishers {
+		p := &publisher{idx: i, cfg: c, quota: -1, first: uint64(i), stride: uint64(c.Publishers), stop: &r.stop}
+		if c.Count > 0 {
+			q := c.Count / int64(c.Publishers)
+			if int64(i) < c.Count%int64(c.Publishers) {
+				q++ // the remainder goes to the first publishers, none is dropped
+			}
+			p.quota, p.first, p.stride = q, next, 1
+			next += uint64(q)
+		}
+		p.final.Store(-1)
+		if err := p.open(r.conns[i%len(r.conns)]); err != nil {
+			return err
+		}
+		r.pubs = append(r.pubs, p)
+	}
+	if c.Consumers > 0 {
+		if err := r.cons.start(c.URL, c.Queue, c.Consumers, c.Prefetch); err != nil {
+			return err
+		}
+	}
+	countedBy := CountedByQueue
+	switch {
+	case c.Confirm > 0:
+		countedBy = CountedByConfirms
+	case c.Consumers > 0:
+		countedBy = CountedByConsumed
+	}
+	r.observe(countedBy)
+	return nil
+}
+
+// observe creates the observer and notes the broker's processes.
+func (r *run) observe(countedBy string) {
+	c := &r.cfg
+	depth := func(ctx context.Context) (int64, error) {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return r.admin.Depth(dctx, c.Queue)
+	}
+	r.obs = newObserver(countedBy, r.counts, depth, c.Progress, c.Count)
+	r.obs.clientSide = r.ext == nil
+	if c.BrokerPIDs != nil {
+		r.brokerPIDs = c.BrokerPIDs()
+	}
+}
+
+// counts sums the client-side counters.
+func (r *run) counts() (written, confirmed, consumed int64) {
+	for _, p := range r.pubs {
+		written += p.written.Load()
+		confirmed += p.acked.Load()
+	}
+	return written, confirmed, r.cons.received.Load()
+}
+
+// measure runs the publishers, waits for their confirms and for the broker to count the last
+// message, then for the consumers.
+func (r *run) measure(ctx context.Context) {
+	c := &r.cfg
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range r.pubs {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.run(ctx, start) }()
+	}
+	r.self0 = procstat.Self()
+	r.broker0 = procstat.ReadAll(r.brokerPIDs)
+	r.t0 = time.Now()
+	r.obs.begin(r.t0)
+	stopObs := make(chan struct{})
+	obsDone := make(chan struct{})
+	go func() { defer close(obsDone); r.obs.run(ctx, stopObs) }()
+	close(start)
+
+	pubsDone := make(chan struct{})
+	go func() { wg.Wait(); close(pubsDone) }()
+	var timer <-chan time.Time
+	if c.Duration > 0 {
+		t := time.NewTimer(c.Duration)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-pubsDone:
+	case <-timer:
+		r.stopPublishers()
+		<-pubsDone
+	case <-ctx.Done():
+		r.stopPublishers()
+		<-pubsDone
+	}
+	r.wEnd = time.Now()
+	var last int64
+	for _, p := range r.pubs {
+		last = max(last, p.endNS)
+	}
+	if last > 0 {
+		r.wEnd = time.Unix(0, last)
+	}
+
+	// The broker's count: confirms first, then the queue.
+	bctx := context.WithoutCancel(ctx)
+	// One deadline for the whole drain, closed (not sent on) so every wait below sees it.
+	deadline := make(chan struct{})
+	dt := time.AfterFunc(c.DrainTimeout, func() { close(deadline) })
+	defer dt.Stop()
+	for _, p := range r.pubs {
+		if !p.awaitConfirms(deadline, ctx.Done()) {
+			break
+		}
+	}
+	written, _, _ := r.counts()
+	want := written
+	if r.obs.countedBy == CountedByConfirms {
+		var lastAck int64
+		for _, p := range r.pubs {
+			lastAck = max(lastAck, p.lastAck.Load())
+		}
+		r.final = r.obs.read(bctx)
+		r.end = r.wEnd
+		if lastAck > 0 {
+			r.end = time.Unix(0, lastAck)
+		}
+	} else {
+		r.final, r.end = r.obs.settled(bctx, want, quietFor, c.DrainTimeout)
+		if r.final.accepted >= want && r.end.Before(r.wEnd) {
+			r.end = r.wEnd
+		}
+	}
+	if c.Consumers > 0 {
+		r.cons.expect(r.final.accepted)
+		select {
+		case <-r.cons.reached:
+		case <-deadline:
+			r.warns = append(r.warns, fmt.Sprintf("consumers did not receive every accepted message within %v", c.DrainTimeout))
+		case <-ctx.Done():
+		}
+	}
+	close(stopObs)
+	<-obsDone
+	r.obs.finish(r.final)
+}
+
+func (r *run) stopPublishers() {
+	for _, p := range r.pubs {
+		p.stop.Store(true)
+	}
+}
+
+// cleanup closes every connection; the queue is deleted unless KeepQueue.
+func (r *run) cleanup() {
+	r.cons.stop()
+	for _, p := range r.pubs {
+		p.close()
+	}
+	for _, c := range r.conns {
+		_ = c.Close()
+	}
+	if r.admin != nil {
+		if !r.cfg.KeepQueue {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if err := r.admin.DeleteQueue(ctx, r.cfg.Queue); err != nil {
+				r.log.Warn("deleting the queue after the run", "queue", r.cfg.Queue, "err", err)
+			}
+			cancel()
+		}
+		_ = r.admin.Close()
+	}
+}
+
+// verdict turns lost or duplicated messages, or a publisher that failed, into an ErrVerify
+// error (one line).
+func (r *run) verdict(rec *result.Record) error {
+	if rec.Interrupted {
+		return nil
+	}
+	var why []string
+	if r.ext != nil && r.ext.err != nil {
+		return fmt.Errorf("%w: %v", ErrImpl, r.ext.err)
+	}
+	for _, p := range r.pubs {
+		if p.err != nil {
+			why = append(why, p.err.Error())
+		}
+	}
+	if rec.Counts.Lost > 0 || rec.Counts.Duplicated > 0 {
+		why = append(why, fmt.Sprintf("%d messages lost, %d duplicated (written %d, broker accepted %d, counted by %s)",
+			rec.Counts.Lost, rec.Counts.Duplicated, rec.Publish.Written, rec.Publish.Accepted, rec.Publish.CountedBy))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrVerify, strings.Join(why, "; "))
+}
