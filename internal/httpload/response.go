@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/iobench/iobench/internal/httpbytes"
 )
 
 const (
@@ -263,8 +265,8 @@ func (rd *reader) readHeader(h *header) error {
 
 func parseStatusLine(line []byte, h *header) error {
 	// "HTTP/1.1 200 OK", the reason phrase optional.
-	if len(line) < 12 || string(line[:7]) != "HTTP/1." || !isDigit(line[7]) || line[8] != ' ' ||
-		!isDigit(line[9]) || !isDigit(line[10]) || !isDigit(line[11]) || (len(line) > 12 && line[12] != ' ') {
+	if len(line) < 12 || string(line[:7]) != "HTTP/1." || !httpbytes.IsDigit(line[7]) || line[8] != ' ' ||
+		!httpbytes.IsDigit(line[9]) || !httpbytes.IsDigit(line[10]) || !httpbytes.IsDigit(line[11]) || (len(line) > 12 && line[12] != ' ') {
 		return fmt.Errorf("malformed status line %q (want \"HTTP/1.1 200 OK\")", clip(line))
 	}
 	h.minor = int(line[7] - '0')
@@ -281,14 +283,14 @@ func parseHeaderLine(line []byte, h *header) (int, error) {
 	if colon <= 0 {
 		return 0, fmt.Errorf("malformed header line %q", clip(line))
 	}
-	name, value := line[:colon], trimOWS(line[colon+1:])
+	name, value := line[:colon], httpbytes.TrimOWS(line[colon+1:])
 	for _, c := range name {
-		if !isTchar(c) {
+		if !httpbytes.IsTchar(c) {
 			return 0, fmt.Errorf("malformed header name %q", clip(name))
 		}
 	}
 	switch {
-	case equalFold(name, "Content-Length"):
+	case httpbytes.EqualFold(name, "Content-Length"):
 		n, ok := parseDecimal(value)
 		if !ok {
 			return 0, fmt.Errorf("malformed Content-Length %q", clip(value))
@@ -297,16 +299,16 @@ func parseHeaderLine(line []byte, h *header) (int, error) {
 			return 0, errors.New("malformed response: conflicting Content-Length headers")
 		}
 		h.contentLength = n
-	case equalFold(name, "Transfer-Encoding"):
+	case httpbytes.EqualFold(name, "Transfer-Encoding"):
 		h.te = true
 		h.chunked = false
-		forTokens(value, func(tok []byte) { h.chunked = equalFold(tok, "chunked") })
-	case equalFold(name, "Connection"):
-		forTokens(value, func(tok []byte) {
+		httpbytes.ForTokens(value, func(tok []byte) { h.chunked = httpbytes.EqualFold(tok, "chunked") })
+	case httpbytes.EqualFold(name, "Connection"):
+		httpbytes.ForTokens(value, func(tok []byte) {
 			switch {
-			case equalFold(tok, "close"):
+			case httpbytes.EqualFold(tok, "close"):
 				h.connClose = true
-			case equalFold(tok, "keep-alive"):
+			case httpbytes.EqualFold(tok, "keep-alive"):
 				h.connKeepAlive = true
 			}
 		})
@@ -415,7 +417,7 @@ func parseChunkSize(line []byte) (int64, error) {
 	if i := bytes.IndexByte(line, ';'); i >= 0 {
 		line = line[:i]
 	}
-	line = trimOWS(line)
+	line = httpbytes.TrimOWS(line)
 	if len(line) == 0 {
 		return 0, errors.New("malformed chunked body: empty chunk size")
 	}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/iobench/iobench/internal/httpbytes"
 )
 
 // Target is a parsed http:// URL, split into what a client needs on the wire.
@@ -95,7 +97,7 @@ func ParseHeader(s string) (Header, error) {
 	if name == "" {
 		return Header{}, fmt.Errorf("header %q: empty name%s", s, hint)
 	}
-	if !validToken(name) {
+	if !httpbytes.IsToken(name) {
 		return Header{}, fmt.Errorf("header %q: name %q has characters not allowed in a header name (no spaces or separators)%s", s, name, hint)
 	}
 	value = strings.Trim(value, " \t")
@@ -103,27 +105,6 @@ func ParseHeader(s string) (Header, error) {
 		return Header{}, fmt.Errorf("header %q: value contains a control character (CR, LF or NUL)%s", s, hint)
 	}
 	return Header{Name: name, Value: value}, nil
-}
-
-// validToken reports whether s is an RFC 9110 token (tchar+).
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isTchar(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isTchar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // validHeaderValue rejects the characters that would break or smuggle a header line; other

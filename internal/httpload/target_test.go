@@ -3,6 +3,8 @@ package httpload
 import (
 	"strings"
 	"testing"
+
+	"github.com/iobench/iobench/internal/httpbytes"
 )
 
 func TestParseURL(t *testing.T) {
@@ -166,7 +168,7 @@ func FuzzParseHeader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !validToken(h.Name) || !validHeaderValue(h.Value) {
+		if !httpbytes.IsToken(h.Name) || !validHeaderValue(h.Value) {
 			t.Fatalf("ParseHeader(%q) = %+v: invalid header accepted", s, h)
 		}
 		// A parsed header must survive the round trip through Build and the response parser's

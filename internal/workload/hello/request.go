@@ -3,6 +3,8 @@ package hello
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/iobench/iobench/internal/httpbytes"
 )
 
 const (
@@ -99,26 +101,26 @@ func parseRequest(b []byte) (req request, n int) {
 			break
 		}
 		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !isToken(line[:colon]) {
+		if colon <= 0 || !httpbytes.IsToken(line[:colon]) {
 			return fail(replyBadHeader) // also rejects obsolete line folding
 		}
-		name, value := line[:colon], trimOWS(line[colon+1:])
+		name, value := line[:colon], httpbytes.TrimOWS(line[colon+1:])
 		switch {
-		case equalFold(name, "Host"):
+		case httpbytes.EqualFold(name, "Host"):
 			hosts++
-		case equalFold(name, "Content-Length"):
+		case httpbytes.EqualFold(name, "Content-Length"):
 			v, ok := parseDecimal(value)
 			if !ok || (cl >= 0 && cl != v) {
 				return fail(replyBadLength)
 			}
 			cl = v
-		case equalFold(name, "Transfer-Encoding"):
+		case httpbytes.EqualFold(name, "Transfer-Encoding"):
 			te = true
-		case equalFold(name, "Connection"):
-			forTokens(value, func(tok []byte) {
-				if equalFold(tok, "close") {
+		case httpbytes.EqualFold(name, "Connection"):
+			httpbytes.ForTokens(value, func(tok []byte) {
+				if httpbytes.EqualFold(tok, "close") {
 					connClose = true
-				} else if equalFold(tok, "keep-alive") {
+				} else if httpbytes.EqualFold(tok, "keep-alive") {
 					connKeepAlive = true
 				}
 			})
@@ -152,7 +154,7 @@ func parseRequest(b []byte) (req request, n int) {
 // parseRequestLine parses "METHOD target HTTP/1.x". minor is -1 for a version other than 1.x.
 func parseRequestLine(line []byte) (isGet, isHead, isTop bool, minor int, ok bool) {
 	sp := bytes.IndexByte(line, ' ')
-	if sp <= 0 || !isToken(line[:sp]) {
+	if sp <= 0 || !httpbytes.IsToken(line[:sp]) {
 		return false, false, false, 0, false
 	}
 	method, rest := line[:sp], line[sp+1:]
@@ -166,7 +168,7 @@ func parseRequestLine(line []byte) (isGet, isHead, isTop bool, minor int, ok boo
 			return false, false, false, 0, false
 		}
 	}
-	if len(version) != 8 || string(version[:5]) != "HTTP/" || !isDigit(version[5]) || version[6] != '.' || !isDigit(version[7]) {
+	if len(version) != 8 || string(version[:5]) != "HTTP/" || !httpbytes.IsDigit(version[5]) || version[6] != '.' || !httpbytes.IsDigit(version[7]) {
 		return false, false, false, 0, false
 	}
 	minor = -1
@@ -179,7 +181,7 @@ func parseRequestLine(line []byte) (isGet, isHead, isTop bool, minor int, ok boo
 // routePath returns the path of an origin-form ("/p?q") or absolute-form ("http://h/p?q") target,
 // as a string that the caller only compares (no allocation).
 func routePath(target []byte) string {
-	if len(target) > 7 && equalFold(target[:7], "http://") {
+	if len(target) > 7 && httpbytes.EqualFold(target[:7], "http://") {
 		target = target[7:]
 		i := bytes.IndexByte(target, '/')
 		if i < 0 {
