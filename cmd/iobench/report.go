@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -76,30 +74,17 @@ func runReport(cmd *cobra.Command, args []string, f reportFlags) error {
 			fmt.Fprintln(w)
 		}
 	}
-	var md bytes.Buffer
-	if err := report.Markdown(&md, recs); err != nil {
-		return err
-	}
 	if !f.quiet {
 		if err := report.SummaryText(w, recs); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
 	}
-	var page bytes.Buffer
-	if err := report.HTML(&page, recs, report.HTMLOptions{Title: f.title, Generated: time.Now(), Source: out}); err != nil {
-		return err
+	paths, err := report.WriteFiles(out, recs, report.HTMLOptions{Title: f.title, Source: out})
+	if err != nil {
+		return badInput("%v", err)
 	}
-	mdPath, htmlPath := filepath.Join(out, "summary.md"), filepath.Join(out, "report.html")
-	for _, x := range []struct {
-		path string
-		b    []byte
-	}{{mdPath, md.Bytes()}, {htmlPath, page.Bytes()}} {
-		if err := writeAtomic(x.path, x.b); err != nil {
-			return badInput("%v", err)
-		}
-	}
-	fmt.Fprintf(w, "Report of %d runs: %s, %s (%d bytes)\n", len(recs), mdPath, htmlPath, page.Len())
+	fmt.Fprintf(w, "Report of %d runs: %s, %s (%d bytes)\n", len(recs), paths.Markdown, paths.HTML, paths.HTMLSize)
 	return nil
 }
 
@@ -165,25 +150,4 @@ func commonDir(files []string) string {
 		}
 	}
 	return dir
-}
-
-// writeAtomic writes b to path through a temporary file, so a reader never sees half a report.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,92 +14,162 @@ import (
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
-	"github.com/iobench/iobench/internal/units"
+	"github.com/iobench/iobench/scenarios"
 )
 
 func init() { subcommands = append(subcommands, newRunCmd) }
 
 type runFlags struct {
-	duration time.Duration
-	warmup   time.Duration
-	conns    int
-	threads  int
-	results  string
-	quiet    bool
+	results string
+	quiet   bool
 }
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run the main job: the built-in hello server at peak throughput, then at half of it for latency",
-		Long: `Run the main job on the embedded defaults: starts 'iobench serve hello' as a child process on a
-free port of 127.0.0.1, measures it closed-loop for peak throughput, then open-loop at half that
-rate for latency (from intended start, so stalls show), prints both blocks and a summary, and
-writes one JSON record per phase under --results.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMain(cmd, f) },
+		Use:   "run [SCENARIO.yaml...]",
+		Short: "Run the main job: a scenario suite (the quick suite by default), with a summary and an HTML report",
+		Long: `Run scenario suites. With no argument, the quick suite (scenarios/quick.yaml, embedded in the
+binary): the built-in hello server at peak throughput (closed loop) and at half of it (open loop,
+latency from intended start), and the bus with a sync and an async consumer on embedded NATS and
+SQLite, every command accounted for; two repeats of each, interleaved.
+
+Each run's text block is printed as it ends, then a summary table (median and spread over the
+repeats). Results go to --results/<timestamp>-<suite>/: one JSON record per run, summary.md and a
+self-contained report.html. A run that fails is reported as failed and the suite goes on; the exit
+code is then 1.`,
+		Example: `  iobench run
+  iobench run scenarios/seed4-hello.yaml scenarios/seed1-bus.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runSuites(cmd, args, f) },
 	}
 	fs := cmd.Flags()
-	durationVarP(fs, &f.duration, "duration", "d", 5*time.Second, "measured duration of each phase")
-	durationVarP(fs, &f.warmup, "warmup", "", time.Second, "warm-up before each phase, not counted")
-	fs.IntVarP(&f.conns, "connections", "c", 100, "connections")
-	fs.IntVarP(&f.threads, "threads", "t", 1, "generator threads (the server needs the other core)")
-	fs.StringVar(&f.results, "results", "results", "directory for the JSON records")
+	fs.StringVar(&f.results, "results", "results", "directory under which each suite's results go")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	return cmd
 }
 
-func runMain(cmd *cobra.Command, f runFlags) error {
-	if f.duration <= 0 {
-		return badInput("--duration must be positive, e.g. 5s")
-	}
-	dir := filepath.Join(f.results, time.Now().Format("20060102-150405")+"-quick")
-	if err := result.CheckWritable(filepath.Join(dir, "probe.json")); err != nil {
-		return badInput("--results: %v", err)
+func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
+	suites, err := loadSuites(args)
+	if err != nil {
+		return err
 	}
 	bin, err := suite.Executable()
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
-	prog := newProgress(cmd.ErrOrStderr(), f.quiet)
-	opts := suite.HelloOptions{
-		Binary: bin, Duration: f.duration, Warmup: f.warmup, Connections: f.conns, Threads: f.threads,
-		Command: os.Args,
-		OnSecond: func(phase string, s engine.Snapshot) {
-			prog.line("%s: ", phase)
-			prog.second(s)
-		},
-	}
-	fmt.Fprintf(out, "== hello: iobench serve hello, closed loop for peak throughput, then open loop at half of it ==\n")
-	closed, open, err := suite.Hello(cmd.Context(), opts)
-	prog.done()
-	for _, rec := range []*result.Record{closed, open} {
-		if rec == nil {
-			continue
+	stamp := time.Now().Format("20060102-150405")
+	var failures []string
+	for _, s := range suites {
+		dir := filepath.Join(f.results, stamp+"-"+s.Name)
+		if err := result.CheckWritable(filepath.Join(dir, "summary.md")); err != nil {
+			return badInput("--results: %v", err)
 		}
-		fmt.Fprintln(out)
-		report.HTTP(out, rec, report.TextOptions{Latency: true})
-		if err := result.Save(filepath.Join(dir, fmt.Sprintf("hello-%s.json", rec.LoadModel)), rec, out); err != nil {
+		failed, err := runSuite(cmd, s, dir, bin, f)
+		if err != nil {
 			return err
 		}
+		failures = append(failures, failed...)
+		if cmd.Context().Err() != nil {
+			return &exitError{code: 130, err: fmt.Errorf("interrupted; the runs that ended are in %s", dir)}
+		}
 	}
-	if err != nil {
-		return failed(err)
-	}
-	summary(out, closed, open, dir)
-	if closed.Interrupted || (open != nil && open.Interrupted) {
-		return &exitError{code: 130, err: fmt.Errorf("interrupted; partial results are in %s", dir)}
+	if len(failures) > 0 {
+		return failed(fmt.Errorf("%d run(s) failed: %s", len(failures), strings.Join(failures, "; ")))
 	}
 	return nil
 }
 
-func summary(w io.Writer, closed, open *result.Record, dir string) {
-	fmt.Fprintf(w, "\nSummary: go-hello peak %s req/s (closed loop, %d conns); at %s req/s open loop: p50 %s, p99 %s, p99.9 %s, max %s; records in %s\n",
-		units.Rate(closed.Throughput.Mean), closed.Parameters["connections"],
-		units.Rate(open.Throughput.TargetRate),
-		units.Micros(open.Latency.At(50)), units.Micros(open.Latency.At(99)),
-		units.Micros(open.Latency.At(99.9)), units.Micros(open.Latency.Max), dir)
+// loadSuites reads the scenario files, or the embedded quick suite when there are none. Every
+// problem of every file is reported at once.
+func loadSuites(args []string) ([]*scenario.Suite, error) {
+	known := scenario.Builtin()
+	if len(args) == 0 {
+		data, err := scenarios.Files.ReadFile(scenarios.Quick)
+		if err != nil {
+			return nil, err
+		}
+		s, err := scenario.Parse(scenarios.Quick, data, known)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		return []*scenario.Suite{s}, nil
+	}
+	var out []*scenario.Suite
+	var errs []error
+	for _, path := range args {
+		s, err := scenario.Load(path, known)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(errs) > 0 {
+		return nil, badInput("%v", errors.Join(errs...))
+	}
+	return out, nil
+}
+
+// runSuite runs one suite, prints each run and the summary, writes the records and reports, and
+// returns the labels of the runs that failed.
+func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags) ([]string, error) {
+	w := cmd.OutOrStdout()
+	prog := newProgress(cmd.ErrOrStderr(), f.quiet)
+	var label string
+	opts := suite.Options{
+		Binary:  bin,
+		Command: os.Args,
+		OnStart: func(i, n int, r scenario.Run) {
+			label = fmt.Sprintf("[%d/%d] %s", i+1, n, r.Label())
+			prog.line("%s: starting", label)
+		},
+		OnSecond: func(snap engine.Snapshot) {
+			prog.line("%s: ", label)
+			prog.second(snap)
+		},
+	}
+	if prog.on {
+		opts.Progress = cmd.ErrOrStderr()
+	}
+	fmt.Fprintf(w, "Suite %s: %d runs, results in %s\n", s.Name, len(s.Runs), dir)
+	start := time.Now()
+	outs := suite.Run(cmd.Context(), s, opts)
+	prog.done()
+	var recs []*result.Record
+	var failures []string
+	for _, o := range outs {
+		fmt.Fprintf(w, "\n== %s ==\n", o.Run.Label())
+		if o.Record != nil {
+			recs = append(recs, o.Record)
+			if err := result.Save(filepath.Join(dir, o.Run.ID+".json"), o.Record, w); err != nil {
+				return nil, badInput("%v", err)
+			}
+			if err := runText(w, o.Record); err != nil {
+				return nil, err
+			}
+		}
+		if o.Err != nil {
+			fmt.Fprintf(w, "FAILED: %s\n", oneLine(o.Err.Error()))
+			failures = append(failures, o.Run.ID+": "+oneLine(o.Err.Error()))
+		}
+	}
+	return failures, writeSummary(w, s, dir, recs, time.Since(start))
+}
+
+func writeSummary(w io.Writer, s *scenario.Suite, dir string, recs []*result.Record, took time.Duration) error {
+	fmt.Fprintf(w, "\nSummary of suite %s (%d runs in %s):\n", s.Name, len(recs), took.Round(time.Second))
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := report.SummaryText(w, recs); err != nil {
+		return err
+	}
+	files, err := report.WriteFiles(dir, recs, report.HTMLOptions{Title: "iobench: " + s.Name})
+	if err != nil {
+		return badInput("%v", err)
+	}
+	fmt.Fprintf(w, "\nReport: %s (%d bytes); summary: %s\n", files.HTML, files.HTMLSize, files.Markdown)
+	return nil
 }

@@ -31,7 +31,7 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	used := procstat.Self().Sub(before)
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
-	rec.Processes = append(rec.Processes, Process("iobench", "generator", os.Getpid(), used, wall))
+	rec.Processes = append(rec.Processes, result.NewProcess("iobench", "generator", os.Getpid(), used, wall))
 	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU()})
 	return rec, nil
 }
@@ -59,6 +59,9 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		params["warmup"] = cfg.Warmup.String()
 	}
 	for k, v := range m.Params {
+		if d, ok := v.(time.Duration); ok {
+			v = d.String() // readable in the record, as the flags are written
+		}
 		params[k] = v
 	}
 	return &result.Record{
@@ -72,22 +75,3 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		Environment:   result.CaptureEnvironment(),
 	}
 }
-
-// Process turns a usage into a record entry; CPU percent is of one core over wall.
-func Process(name, role string, pid int, u procstat.Usage, wall time.Duration) result.Process {
-	p := result.Process{
-		Name:      name,
-		Role:      role,
-		PID:       pid,
-		CPUUser:   round3(u.User.Seconds()),
-		CPUSystem: round3(u.System.Seconds()),
-		PeakRSS:   u.PeakRSS,
-	}
-	if wall > 0 {
-		p.CPUPercent = round1(100 * u.CPU().Seconds() / wall.Seconds())
-	}
-	return p
-}
-
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
-func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }

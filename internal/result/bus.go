@@ -28,7 +28,7 @@ type Bus struct {
 	// BadMessages are messages the consumer could not decode (acked and dropped).
 	BadMessages int64 `json:"bad_messages,omitempty"`
 	// LeftInQueue are messages still ready in the queues after the consumer stopped (redelivered
-	// duplicates it had not taken yet); they are neither lost commands nor lost events.
+	// duplicates it had not taken yet, or what a run that timed out left behind).
 	LeftInQueue int64 `json:"left_in_queue,omitempty"`
 	// ConsumerStarts is how many consumer processes ran (more than one after kill-sut).
 	ConsumerStarts int    `json:"consumer_starts"`

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,26 +26,38 @@ func Save(path string, r *Record, stdout io.Writer) error {
 	if path == "-" {
 		return Write(stdout, r)
 	}
+	var b bytes.Buffer
+	if err := Write(&b, r); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, b.Bytes())
+}
+
+// WriteFileAtomic writes b to path (mode 0644) through a temporary file in the same directory,
+// creating the directory, so that a reader never sees half a file.
+func WriteFileAtomic(path string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("cannot create the directory for %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".result-*.json")
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".iobench-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := Write(tmp, r); err != nil {
-		tmp.Close()
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }
 
 // Load reads one record and checks its schema version.

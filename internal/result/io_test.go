@@ -29,7 +29,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".result-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".iobench-*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}

@@ -165,30 +165,19 @@ func environment(versions map[string]string) result.Environment {
 
 // processes reports iobench's and the broker's cost over the measured phase.
 func (r *run) processes(self, broker procstat.Usage, elapsed time.Duration) []result.Process {
-	out := []result.Process{process("iobench", "generator", 0, self, elapsed)}
+	out := []result.Process{result.NewProcess("iobench", "generator", 0, self, elapsed)}
 	if r.ext != nil {
 		out[0].Role = "observer"
 		pid := 0
 		if r.ext.proc != nil {
 			pid = r.ext.proc.PID()
 		}
-		out = append(out, process(r.ext.inst.Manifest.Name, "sut", pid, r.ext.usage, elapsed))
+		out = append(out, result.NewProcess(r.ext.inst.Manifest.Name, "sut", pid, r.ext.usage, elapsed))
 	}
 	if len(r.brokerPIDs) > 0 {
-		out = append(out, process("rabbitmq", "service", r.brokerPIDs[0], broker, elapsed))
+		out = append(out, result.NewProcess("rabbitmq", "service", r.brokerPIDs[0], broker, elapsed))
 	}
 	return out
-}
-
-func process(name, role string, pid int, u procstat.Usage, elapsed time.Duration) result.Process {
-	p := result.Process{
-		Name: name, Role: role, PID: pid,
-		CPUUser: round3(u.User.Seconds()), CPUSystem: round3(u.System.Seconds()), PeakRSS: u.PeakRSS,
-	}
-	if elapsed > 0 {
-		p.CPUPercent = math.Round(u.CPU().Seconds()/elapsed.Seconds()*1000) / 10
-	}
-	return p
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/workload/bus"
+)
+
+func init() { subcommands = append(subcommands, newBusCmd) }
+
+type busFlags struct {
+	n                                int
+	mode, profile                    string
+	concurrency, prefetch            int
+	broker, db                       string
+	amqpURL, natsURL, databaseURL    string
+	timeout                          time.Duration
+	fault, jsonPath, sutCmd, verbose string
+	stateDir                         string
+	quiet                            bool
+}
+
+func newBusCmd() *cobra.Command {
+	var f busFlags
+	cmd := &cobra.Command{
+		Use:   "bus",
+		Short: "Seed 1: a command bus (broker + database) consumed by a sync or an async consumer, every message accounted for",
+		Long: `Run the bus workload of seed 1 (symfony/messenger vs service-bus): fill a queue with N commands from
+one publisher, then start the consumer ('iobench serve bus' as a child process), which for each
+command runs BEGIN; INSERT INTO customers; publish an event; COMMIT; ack, and acks each event.
+iobench observes every second and reports the seed's three figures (fill, command processing and
+event ACK: mean over the phase and peak second), the end-to-end latency (command sent -> its
+event handled), and the CPU and memory of iobench, the consumer, the broker and the database.
+It then verifies: one row per command, no duplicate ids, every event seen; a failure exits 1.
+
+Services: by default RabbitMQ and PostgreSQL when installed (started by iobench on free ports of
+127.0.0.1 and stopped afterwards), else an embedded NATS server (JetStream) and a SQLite file.
+--amqp-url, --nats-url and --database-url (or IOBENCH_AMQP_URL, IOBENCH_NATS_URL,
+IOBENCH_DATABASE_URL) use servers you run. A run owns what it touches: it deletes and recreates
+the queues iobench.bus.commands and iobench.bus.events, creates the table customers if missing
+(a customers table of another schema is refused) and EMPTIES it first.
+
+Profiles: seed (transient messages, no confirms, events at the tail of the command queue, as in
+the seed) and durable (persistent messages, publisher confirms, a separate durable event queue).
+Faults: kill-sut@50% SIGKILLs the consumer when half the commands are handled and starts it
+again; restart-broker@50% (durable profile, a broker started by iobench) restarts the broker.
+Either way no command may be lost or stored twice; duplicate events are counted.
+
+--sut-cmd runs another consumer (through /bin/sh -c). It gets IOBENCH_AMQP_URL or
+IOBENCH_NATS_URL, IOBENCH_DATABASE_URL, IOBENCH_CONCURRENCY, IOBENCH_PREFETCH, IOBENCH_MODE and
+IOBENCH_BUS_PROFILE, and must write on stdout "ready" once consuming, then for each message
+before acking it "c SEQ UNIX_NS R" (command committed) or "e SEQ UNIX_NS R" (event handled),
+R being 1 for a redelivered message, each line in one write.`,
+		Example: `  iobench bus                                  # async consumer, 100,000 commands, default services
+  iobench bus --mode sync -n 20000
+  iobench bus --profile durable --fault kill-sut@50% --json results/bus.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBus(cmd, f) },
+	}
+	fs := cmd.Flags()
+	fs.IntVarP(&f.n, "number", "n", 100000, "commands to send")
+	fs.StringVar(&f.mode, "mode", bus.ModeAsync, "consumer mode: sync (one message at a time, prefetch 1) or async")
+	fs.IntVar(&f.concurrency, "concurrency", bus.DefaultConcurrency, "async: handlers in flight in the one consumer process (and its pool size)")
+	fs.IntVar(&f.prefetch, "prefetch", bus.DefaultPrefetch, "async: unacked messages the broker may push (at least --concurrency)")
+	fs.StringVar(&f.profile, "profile", bus.ProfileSeed, "seed or durable")
+	fs.StringVar(&f.broker, "broker", "", "amqp or nats (default: amqp when RabbitMQ is installed, else embedded nats)")
+	fs.StringVar(&f.db, "db", "", "postgres or sqlite (default: postgres when installed, else a sqlite file)")
+	fs.StringVar(&f.amqpURL, "amqp-url", "", "use this RabbitMQ, e.g. amqp://guest:guest@127.0.0.1:5672/")
+	fs.StringVar(&f.natsURL, "nats-url", "", "use this NATS server (with JetStream), e.g. nats://127.0.0.1:4222")
+	fs.StringVar(&f.databaseURL, "database-url", "", "use this database: postgres://user:pass@127.0.0.1:5432/db or sqlite:///path.db")
+	durationVarP(fs, &f.timeout, "timeout", "", bus.DefaultTimeout, "bound on the whole run")
+	fs.StringVar(&f.fault, "fault", "", "inject a fault: kill-sut@50% or restart-broker@50%")
+	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "state directory of 'iobench services up' whose servers to use (default: iobench's own)")
+	fs.StringVar(&f.sutCmd, "sut-cmd", "", "run this consumer instead of 'iobench serve bus' (see above)")
+	fs.StringVar(&f.verbose, "log", "warn", "log level on stderr: debug, info (services, consumer output), warn")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	return cmd
+}
+
+func runBus(cmd *cobra.Command, f busFlags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.verbose)); err != nil {
+		return badInput("--log %q: use debug, info or warn", f.verbose)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	fault, err := bus.ParseFault(f.fault)
+	if err != nil {
+		return busErr(err)
+	}
+	cfg := bus.Config{
+		N: f.n, Mode: f.mode, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile,
+		Fault: fault, Timeout: f.timeout, Command: os.Args, Log: log,
+	}
+	if f.sutCmd != "" {
+		cfg.SUT = []string{"/bin/sh", "-c", f.sutCmd}
+	}
+	if err := cfg.Check(); err != nil {
+		return busErr(err)
+	}
+	if err := result.CheckWritable(f.jsonPath); err != nil {
+		return badInput("--json: %v", err)
+	}
+	prog := newProgress(stderr, f.quiet)
+	if prog.on {
+		cfg.Progress = stderr
+		prog.line("starting services...")
+	}
+	svc, err := bus.StartServices(ctx, bus.ServicesConfig{
+		Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
+		Options: service.Options{StateDir: f.stateDir, Logger: log},
+	})
+	prog.done()
+	if err != nil {
+		return busErr(err)
+	}
+	defer func() {
+		if err := svc.Close(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("stopping services", "err", err)
+		}
+	}()
+	svc.Apply(&cfg)
+	rec, runErr := bus.Run(ctx, cfg)
+	if rec != nil {
+		out := cmd.OutOrStdout()
+		if f.jsonPath == "-" {
+			out = stderr
+		}
+		if err := bus.WriteSummary(out, rec); err != nil {
+			return err
+		}
+		if f.jsonPath != "" {
+			if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
+				return err
+			}
+		}
+	}
+	if runErr != nil {
+		return busErr(runErr)
+	}
+	return nil
+}
+
+// busErr maps the bus package's errors to exit codes: a failed verification or a consumer that
+// died is a measurement failure (1); anything else is input or environment to fix (2).
+func busErr(err error) error {
+	if errors.Is(err, bus.ErrVerify) || errors.Is(err, bus.ErrSUT) {
+		return failed(err)
+	}
+	return badInput("%s", strings.TrimPrefix(err.Error(), bus.ErrBadInput.Error()+": "))
+}

@@ -1,0 +1,254 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/iobench/iobench/internal/service"
+)
+
+// Modes of the consumer.
+const (
+	ModeSync  = "sync"  // one message at a time, one database connection
+	ModeAsync = "async" // up to Concurrency messages in flight in one process
+)
+
+// Profiles of the topology.
+const (
+	// ProfileSeed is seed 1's topology: transient messages, no confirms, events published to the
+	// tail of the command queue.
+	ProfileSeed = "seed"
+	// ProfileDurable uses persistent messages, publisher confirms and a separate durable event
+	// queue, so that messages survive a broker restart.
+	ProfileDurable = "durable"
+)
+
+// Queue names. Both are durable queues owned by iobench: a run deletes and recreates them.
+const (
+	CommandsQueue = "iobench.bus.commands"
+	EventsQueue   = "iobench.bus.events"
+)
+
+// Sentinel errors that callers branch on (the CLI maps them to exit codes).
+var (
+	// ErrBadInput marks an error in the configuration or the environment that the user must fix
+	// (bad flag, unreachable service, wrong credentials, a foreign customers table).
+	ErrBadInput = errors.New("bad input")
+	// ErrVerify marks a run whose accounting failed: commands lost, duplicate rows, events unseen.
+	// Run returns the record alongside it.
+	ErrVerify = errors.New("verification failed")
+	// ErrSUT marks a consumer that died or stalled during the run (not by an injected fault).
+	ErrSUT = errors.New("consumer failed")
+)
+
+// FaultKind is a fault injected during the command phase.
+type FaultKind string
+
+// Faults.
+const (
+	FaultNone          FaultKind = ""
+	FaultKillSUT       FaultKind = "kill-sut"       // SIGKILL the consumer, then start it again
+	FaultRestartBroker FaultKind = "restart-broker" // stop and start the broker (durable profile)
+)
+
+// Fault is a fault and when it strikes: after At of the commands have been handled.
+type Fault struct {
+	Kind FaultKind
+	At   float64 // fraction of N in (0, 1)
+}
+
+// String returns the fault in the form ParseFault reads, e.g. "kill-sut@50%".
+func (f Fault) String() string {
+	if f.Kind == FaultNone {
+		return ""
+	}
+	return fmt.Sprintf("%s@%s%%", f.Kind, strconv.FormatFloat(f.At*100, 'f', -1, 64))
+}
+
+// ParseFault reads "kill-sut@50%" or "restart-broker@50%" (the percentage is optional and
+// defaults to 50%); the empty string is no fault.
+func ParseFault(s string) (Fault, error) {
+	if s == "" {
+		return Fault{}, nil
+	}
+	kind, at, hasAt := strings.Cut(s, "@")
+	f := Fault{Kind: FaultKind(kind), At: 0.5}
+	if f.Kind != FaultKillSUT && f.Kind != FaultRestartBroker {
+		return Fault{}, fmt.Errorf("%w: unknown fault %q; use kill-sut@50%% or restart-broker@50%%", ErrBadInput, s)
+	}
+	if hasAt {
+		p, err := strconv.ParseFloat(strings.TrimSuffix(at, "%"), 64)
+		if err != nil || !strings.HasSuffix(at, "%") || p <= 0 || p >= 100 {
+			return Fault{}, fmt.Errorf("%w: fault %q: the point must be a percentage between 0%% and 100%%, e.g. %s@50%%", ErrBadInput, s, kind)
+		}
+		f.At = p / 100
+	}
+	return f, nil
+}
+
+// Service is a backing service of a run: what the record says about it, how to read its processes'
+// cost, and how to restart it for the restart-broker fault.
+type Service struct {
+	Name    string // rabbitmq, postgres, nats, sqlite
+	Kind    string // local, embedded or external
+	Version string
+	URL     string // redacted, for the record
+	// PIDs returns the service's processes now; nil when they are unknown or inside iobench.
+	PIDs func() []int
+	// Restart stops and starts the service on the same address and data; nil when iobench
+	// cannot (an external service).
+	Restart func(ctx context.Context) error
+}
+
+// Config is one bus run.
+type Config struct {
+	N           int    // commands to send
+	Mode        string // ModeSync or ModeAsync, passed to the consumer
+	Concurrency int    // passed to the consumer
+	Prefetch    int    // passed to the consumer
+	Profile     string // ProfileSeed or ProfileDurable
+	BrokerURL   string // amqp:// or nats://
+	DatabaseURL string // postgres:// or sqlite://
+	Broker      Service
+	Database    Service
+	Fault       Fault
+	// Timeout bounds the whole run (fill to verification); zero means 10 minutes.
+	Timeout time.Duration
+	// SUT is the consumer's command line; empty means this executable with "serve bus" and the
+	// mode, concurrency, prefetch and profile flags. URLs always go through the environment
+	// (IOBENCH_AMQP_URL or IOBENCH_NATS_URL, IOBENCH_DATABASE_URL), never the command line.
+	SUT []string
+	// SUTEnv is added to the consumer's environment (tests use it).
+	SUTEnv []string
+	// Progress receives a live progress line, rewritten in place every second; nil for none.
+	Progress io.Writer
+	// Command is the command line recorded in the result.
+	Command []string
+	// Log receives the consumer's stderr and other diagnostics; nil discards them.
+	Log *slog.Logger
+}
+
+// DefaultTimeout bounds a run whose Config has no Timeout.
+const DefaultTimeout = 10 * time.Minute
+
+func checkModeProfile(mode, profile string) error {
+	if mode != ModeSync && mode != ModeAsync {
+		return fmt.Errorf("%w: mode %q; use sync or async", ErrBadInput, mode)
+	}
+	if profile != ProfileSeed && profile != ProfileDurable {
+		return fmt.Errorf("%w: profile %q; use seed or durable", ErrBadInput, profile)
+	}
+	return nil
+}
+
+func checkConcurrency(mode string, concurrency, prefetch int) error {
+	if concurrency < 1 {
+		return fmt.Errorf("%w: concurrency %d; use at least 1", ErrBadInput, concurrency)
+	}
+	if prefetch < 1 {
+		return fmt.Errorf("%w: prefetch %d; use at least 1", ErrBadInput, prefetch)
+	}
+	if mode == ModeAsync && prefetch < concurrency {
+		return fmt.Errorf("%w: prefetch %d is below concurrency %d, so handlers would wait for messages; use --prefetch %d or more",
+			ErrBadInput, prefetch, concurrency, concurrency)
+	}
+	return nil
+}
+
+// Check validates the settings that need no service (count, mode, profile, concurrency,
+// prefetch, fault) and fills defaults, so that a command can refuse bad flags before it starts
+// any server. Run calls it again.
+func (c *Config) Check() error {
+	if c.N <= 0 {
+		return fmt.Errorf("%w: -n %d; send at least 1 command", ErrBadInput, c.N)
+	}
+	if c.Mode == "" {
+		c.Mode = ModeAsync
+	}
+	if c.Profile == "" {
+		c.Profile = ProfileSeed
+	}
+	if err := checkModeProfile(c.Mode, c.Profile); err != nil {
+		return err
+	}
+	if err := checkConcurrency(c.Mode, c.Concurrency, c.Prefetch); err != nil {
+		return err
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Fault.Kind == FaultRestartBroker && c.Profile != ProfileDurable {
+		return fmt.Errorf("%w: --fault restart-broker loses transient messages by design; use it with --profile durable", ErrBadInput)
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// validate is Check plus what needs the services: URLs and, for restart-broker, a broker that
+// iobench can restart.
+func (c *Config) validate() error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	if _, err := brokerKind(c.BrokerURL); err != nil {
+		return err
+	}
+	if _, err := dbKind(c.DatabaseURL); err != nil {
+		return err
+	}
+	if c.Fault.Kind == FaultRestartBroker && c.Broker.Restart == nil {
+		return fmt.Errorf("%w: --fault restart-broker needs a broker that iobench started and can restart (a local %s), not %s",
+			ErrBadInput, nonEmpty(c.Broker.Name, "broker"), nonEmpty(c.Broker.Kind, "an external one"))
+	}
+	return nil
+}
+
+// brokerKind returns "amqp" or "nats" from a URL's scheme.
+func brokerKind(raw string) (string, error) {
+	switch scheme(raw) {
+	case "amqp", "amqps":
+		return "amqp", nil
+	case "nats":
+		return "nats", nil
+	case "":
+		return "", fmt.Errorf("%w: no broker URL; pass --amqp-url or --nats-url", ErrBadInput)
+	}
+	return "", fmt.Errorf("%w: broker URL %s: use amqp:// or nats://", ErrBadInput, service.Redact(raw))
+}
+
+// dbKind returns "postgres" or "sqlite" from a URL's scheme.
+func dbKind(raw string) (string, error) {
+	switch scheme(raw) {
+	case "postgres", "postgresql":
+		return "postgres", nil
+	case "sqlite":
+		return "sqlite", nil
+	case "":
+		return "", fmt.Errorf("%w: no database URL; pass --database-url", ErrBadInput)
+	}
+	return "", fmt.Errorf("%w: database URL %s: use postgres:// or sqlite://PATH", ErrBadInput, service.Redact(raw))
+}
+
+// scheme returns the lower-cased scheme of a URL ("sqlite:x.db" has one too), or "".
+func scheme(raw string) string {
+	s, _, ok := strings.Cut(raw, ":")
+	if !ok || s == "" || strings.ContainsAny(s, "/@ ") {
+		return ""
+	}
+	return strings.ToLower(s)
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

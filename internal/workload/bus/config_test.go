@@ -1,0 +1,95 @@
+package bus
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseFault(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Fault
+		bad  bool
+	}{
+		{in: "", want: Fault{}},
+		{in: "kill-sut@50%", want: Fault{Kind: FaultKillSUT, At: 0.5}},
+		{in: "kill-sut", want: Fault{Kind: FaultKillSUT, At: 0.5}},
+		{in: "restart-broker@25%", want: Fault{Kind: FaultRestartBroker, At: 0.25}},
+		{in: "kill-sut@50", bad: true},
+		{in: "kill-sut@0%", bad: true},
+		{in: "kill-sut@100%", bad: true},
+		{in: "kill-sut@x%", bad: true},
+		{in: "reboot@50%", bad: true},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseFault(tc.in)
+			if tc.bad {
+				if !errors.Is(err, ErrBadInput) {
+					t.Fatalf("err = %v, want ErrBadInput", err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+			if back, _ := ParseFault(got.String()); back != got {
+				t.Fatalf("String %q does not parse back", got.String())
+			}
+		})
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	ok := func() Config {
+		return Config{N: 10, Mode: ModeAsync, Concurrency: 80, Prefetch: 100, Profile: ProfileSeed}
+	}
+	for name, tc := range map[string]struct {
+		edit func(*Config)
+		bad  bool
+	}{
+		"defaults":                 {edit: func(*Config) {}},
+		"n zero":                   {edit: func(c *Config) { c.N = 0 }, bad: true},
+		"n negative":               {edit: func(c *Config) { c.N = -5 }, bad: true},
+		"concurrency zero":         {edit: func(c *Config) { c.Concurrency = 0 }, bad: true},
+		"prefetch below":           {edit: func(c *Config) { c.Prefetch = 79 }, bad: true},
+		"sync ignores prefetch":    {edit: func(c *Config) { c.Mode, c.Prefetch = ModeSync, 1 }},
+		"prefetch zero":            {edit: func(c *Config) { c.Mode, c.Prefetch = ModeSync, 0 }, bad: true},
+		"bad mode":                 {edit: func(c *Config) { c.Mode = "turbo" }, bad: true},
+		"bad profile":              {edit: func(c *Config) { c.Profile = "fast" }, bad: true},
+		"restart-broker with seed": {edit: func(c *Config) { c.Fault = Fault{Kind: FaultRestartBroker, At: 0.5} }, bad: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := ok()
+			tc.edit(&c)
+			err := c.Check()
+			if tc.bad != (err != nil) {
+				t.Fatalf("Check() = %v, want bad=%v", err, tc.bad)
+			}
+			if err != nil && !errors.Is(err, ErrBadInput) {
+				t.Fatalf("%v does not wrap ErrBadInput", err)
+			}
+		})
+	}
+}
+
+func TestValidateURLs(t *testing.T) {
+	c := Config{N: 1, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileDurable,
+		BrokerURL: "nats://127.0.0.1:1", DatabaseURL: "sqlite:///tmp/x.db",
+		Fault: Fault{Kind: FaultRestartBroker, At: 0.5}, Broker: Service{Name: "nats", Kind: "embedded"}}
+	if err := c.validate(); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("restart-broker without Restart: %v", err)
+	}
+	c.Fault = Fault{}
+	c.BrokerURL = "redis://127.0.0.1:1"
+	if err := c.validate(); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("redis broker: %v", err)
+	}
+	c.BrokerURL, c.DatabaseURL = "amqp://u:secret@h/", "mysql://u:secret@h/db"
+	err := c.validate()
+	if !errors.Is(err, ErrBadInput) || containsSecret(err) {
+		t.Fatalf("mysql database: %v", err)
+	}
+}
+
+func containsSecret(err error) bool { return err != nil && strings.Contains(err.Error(), "secret") }

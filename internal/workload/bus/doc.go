@@ -1,0 +1,96 @@
+// Package bus is the bus workload, seed 1 (symfony/messenger vs service-bus): a command bus on a
+// broker (RabbitMQ or NATS JetStream) and a database (PostgreSQL or SQLite), consumed by a sync or
+// an async consumer, with every command and event accounted for.
+//
+// # The run (Run)
+//
+// Run empties the customers table (creating it with the seed's schema if missing, refusing one of
+// another shape), deletes and redeclares the queues, and fills N commands from one publisher, one
+// after another, as the seed did. Only then does it start the consumer, a child process (`iobench
+// serve bus`, or any command that speaks the report stream below), and observe every second until
+// every command and event has been seen and the queues are drained. It then verifies: one row per
+// command, no duplicate ids, every event handled. Errors wrap ErrBadInput (fix the input; nothing
+// was measured), ErrVerify or ErrSUT (a record is returned too). Pair runs a sync and an async
+// consumer on the same services; StartServices finds or starts them.
+//
+// The seed's three figures come out per phase: fill (commands the broker holds, read from its
+// queue depth, so a client-side socket write is never counted as throughput), command processing
+// and event ACK, each as the mean over the phase (first to last message, from the consumer's own
+// timestamps) and the peak full second. The series has one point per second with the rates of the
+// three and the queue depth. End-to-end latency is command sent (the fill's clock) to its event
+// handled (the consumer's clock, same machine) in an HDR histogram, once per event.
+//
+// # Topology and profiles
+//
+// Commands go to the durable queue iobench.bus.commands through the default exchange (routing key
+// = queue name). The seed declared a direct exchange "demo" bound to "demo.messages" (service-bus)
+// or a fanout "messages" (messenger); with one queue bound, both route exactly like the default
+// exchange, and the Broker interface has no exchange declaration, so the named exchange is left
+// out. The seed profile keeps everything else: transient messages, no publisher confirms, events
+// published by the consumer to the tail of the same queue, so the event phase follows the command
+// phase. The durable profile uses persistent messages, publisher confirms and a separate durable
+// event queue iobench.bus.events, consumed at the same time as the commands.
+//
+// Bodies are JSON: {"type":"command","id":UUID,"name":"name_N","email":"name@qwerty.root","seq":N,
+// "sent_ns":T} and {"type":"event","id":UUID,"seq":N,"sent_ns":T}; "type" tells them apart on a
+// shared queue, seq and sent_ns are what the accounting needs.
+//
+// # The consumer (Consume)
+//
+// For each command: BEGIN; INSERT ... ON CONFLICT (id) DO NOTHING (a redelivered command never
+// makes a second row); publish the event inside the transaction, as the seed did; COMMIT; report;
+// ack. For each event: report; ack. Acks follow each handler, one by one; nothing is batched.
+// Sync mode is one goroutine, one database connection and prefetch 1 (the seed's messenger polled
+// with basic.get: one round trip per message). Async mode runs Concurrency goroutines in the one
+// process, with a pool of as many database connections and Prefetch unacked deliveries (at least
+// Concurrency, so no handler waits for the broker), like service-bus's 80 tasks on amphp. Events
+// go out through one publisher shared under a lock (one AMQP channel, as service-bus had), or in
+// the durable profile one per goroutine, so that confirms are awaited in parallel. After losing
+// the broker or the database
+// the consumer reconnects with back-off; what was unacked is redelivered and handled again.
+//
+// # The report stream, and why
+//
+// In the seed profile the consumer itself acks the events, so only it knows when each was handled.
+// It says so on stdout, one line per message, written in one write(2) before the ack:
+//
+//	ready                 once consuming
+//	c SEQ UNIX_NS R       command SEQ committed (R = 1 when the broker flagged a redelivery)
+//	e SEQ UNIX_NS R       event SEQ handled
+//	x                     a message that was neither, acked and dropped
+//
+// Lines are tiny and need no database, broker or library, so a PHP, Python or Node consumer can
+// speak it too; pipe writes this short are atomic, so handlers share stdout without a lock.
+// Because the line precedes the ack, a consumer killed with SIGKILL can only make the load side
+// see a message twice (it was redelivered), never miss one it acked: at-least-once accounting.
+// The load side keeps one counter byte and one send time per sequence number (9 bytes per
+// command), so duplicates and misses are exact, and the tally survives any number of consumer
+// restarts. A per-second aggregate would have been smaller but could neither find duplicates nor
+// survive a kill; a table of handled events would have added database load to what is measured.
+//
+// # When a run ends
+//
+// When every command and event has been seen once, the run waits until the queues are empty, so
+// that duplicates still queued are counted too. If nothing is handled for 3 s (35 s on NATS,
+// whose AckWait of 30 s delays redelivery) while nothing is ready, what is missing is lost and the
+// run ends; if nothing is handled for 60 s with messages ready, the consumer is stalled (ErrSUT).
+// Timeout bounds everything. The consumer is stopped (SIGTERM, then SIGKILL) on every path; it
+// runs in its own process group with a parent-death signal.
+//
+// # Faults
+//
+// kill-sut@P% SIGKILLs the consumer's process group once P% of the commands have been handled and
+// starts a new one. restart-broker@P% (durable profile only: transient messages do not survive a
+// restart by design) restarts a broker iobench started. Neither may lose a command or store one
+// twice; events handled twice are counted as duplicates. In the seed profile a kill can also lose
+// events: they are transient and unconfirmed, and a socket closed by SIGKILL with unread data is
+// reset, dropping what the broker had not read yet. The run reports them as lost (ErrVerify) and
+// says why: that is the seed topology's at-most-once publishing, made visible.
+//
+// # Costs
+//
+// The record has the CPU seconds and peak RSS of iobench (getrusage; with embedded NATS inside),
+// each consumer process (wait4's rusage for CPU, VmHWM sampled before it ends for memory, since
+// ru_maxrss of a vfork+exec'd child starts at the parent's RSS) and the broker's and database's
+// processes (from /proc, by pid, so restarted and new processes count from their start).
+package bus

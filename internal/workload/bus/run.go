@@ -1,0 +1,445 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/procstat"
+	"github.com/iobench/iobench/internal/result"
+)
+
+// Bounds of the steps around the measurement.
+const (
+	setupTimeout  = 30 * time.Second       // connect, check the schema, declare the queues
+	verifyTimeout = 30 * time.Second       // count the rows after the run
+	drainPoll     = 20 * time.Millisecond  // how often the end of the fill and the drain are checked
+	readyTimeout  = 60 * time.Second       // how long a consumer may take to report "ready"
+	maxDrainWait  = 30 * time.Second       // how long duplicates may take to drain after the last first sighting
+	shortPhase    = 5 * time.Second        // a command phase shorter than this gets a warning
+	busyGenerator = 80.0                   // % of one core above which iobench warns it may be the limit
+	minFillPoll   = 200 * time.Microsecond // first wait when checking the broker took the whole fill
+)
+
+// outcome is how the consumer phase ended.
+type outcome int
+
+const (
+	outcomeComplete outcome = iota
+	outcomeTimeout
+	outcomeInterrupted
+	outcomeFailed
+	outcomeIdle // nothing handled for a while and nothing ready: what is missing will not come
+)
+
+// How long the run waits without any message handled before it concludes. With nothing ready in
+// the queues, what is still missing is lost; AMQP requeues a dead consumer's messages at once,
+// JetStream only after its AckWait (30 s), hence the longer wait there. With messages ready, the
+// consumer is stalled.
+const (
+	idleAMQP    = 3 * time.Second
+	idleNATS    = 35 * time.Second
+	stallAfter  = 60 * time.Second
+	watchPeriod = 250 * time.Millisecond
+)
+
+// run is the state of one Run.
+type run struct {
+	cfg          Config
+	bkind, dkind string
+	argv, env    []string
+	queues       []string
+
+	start     time.Time
+	deadline  time.Time
+	t         *tally
+	obs       *observer
+	self      procstat.Usage
+	brokerM   *meter
+	dbM       *meter
+	suts      []*sut
+	readyAt   time.Time
+	fillStart time.Time
+	fillEnd   time.Time
+	bus       result.Bus
+	warnings  []string
+}
+
+// Run performs one bus run (see the package documentation): it prepares the table and the
+// queues, fills cfg.N commands, starts the consumer, observes every second, injects cfg.Fault,
+// stops when every command and event is accounted for (or at cfg.Timeout), verifies and returns
+// the record. Errors wrap ErrBadInput (nothing was measured), ErrVerify or ErrSUT (the record is
+// returned too, for saving). The consumer is stopped on every path.
+func Run(ctx context.Context, cfg Config) (*result.Record, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, queues: []string{CommandsQueue}}
+	r.bkind, _ = brokerKind(cfg.BrokerURL)
+	r.dkind, _ = dbKind(cfg.DatabaseURL)
+	if cfg.Profile == ProfileDurable {
+		r.queues = append(r.queues, EventsQueue)
+	}
+	var err error
+	if r.argv, err = sutArgv(&cfg); err != nil {
+		return nil, err
+	}
+	r.env = sutEnv(&cfg, r.bkind)
+	return r.do(ctx)
+}
+
+func (r *run) do(ctx context.Context) (*result.Record, error) {
+	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	db, err := openSQL(sctx, r.cfg.DatabaseURL, 2)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if err := prepareTable(sctx, db, r.dkind); err != nil {
+		return nil, err
+	}
+	b, err := openBroker(sctx, r.cfg.BrokerURL)
+	if err != nil {
+		return nil, err
+	}
+	closeBroker := sync.OnceFunc(func() { b.Close() })
+	defer closeBroker()
+	for _, q := range r.queues {
+		if err := b.DeleteQueue(sctx, q); err != nil {
+			return nil, err
+		}
+		if err := declare(sctx, b, q); err != nil {
+			return nil, err
+		}
+	}
+
+	var killAt int64
+	if r.cfg.Fault.Kind != FaultNone {
+		killAt = max(1, int64(math.Ceil(r.cfg.Fault.At*float64(r.cfg.N))))
+	}
+	r.t = newTally(r.cfg.N, killAt)
+	r.start = time.Now()
+	r.deadline = r.start.Add(r.cfg.Timeout)
+	r.self = procstat.Self()
+	r.brokerM = newMeter(r.cfg.Broker.PIDs)
+	r.dbM = newMeter(r.cfg.Database.PIDs)
+	r.obs = newObserver(r.start, r.cfg.N, r.cfg.BrokerURL, r.queues, r.t, r.cfg.Progress)
+	go r.obs.run()
+	halted := false
+	halt := func() {
+		if !halted {
+			halted = true
+			r.obs.halt()
+		}
+	}
+	defer halt()
+
+	if err := r.fill(ctx, b); err != nil {
+		return nil, err
+	}
+	r.obs.fillDone.Store(true)
+	closeBroker() // the fill's connection; later reads use their own, which survive a broker restart
+
+	r.obs.setStatus("consuming")
+	out, runErr := r.consume(ctx)
+	end := time.Now()
+	if r.readyAt.IsZero() {
+		// The consumer never came up: nothing was measured.
+		if cur := r.current(); cur != nil {
+			cur.kill()
+		}
+		if out == outcomeInterrupted {
+			return nil, fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+		return nil, runErr
+	}
+	brokerUse, brokerOK := r.brokerM.usage() // before the consumer stops, while its database sessions live
+	dbUse, dbOK := r.dbM.usage()
+	if cur := r.current(); cur != nil {
+		r.obs.setStatus("stopping")
+		cur.stop()
+	}
+	for _, s := range r.suts {
+		<-s.done
+	}
+	selfUse := procstat.Self().Sub(r.self)
+	r.obs.setStatus("verifying")
+	vctx, vcancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
+	defer vcancel()
+	dr := &depthReader{url: r.cfg.BrokerURL, queues: r.queues}
+	left, lerr := dr.depth(vctx)
+	dr.close()
+	halt()
+	rows, distinct, cerr := countRows(vctx, db)
+
+	rec := r.record(end, out)
+	r.account(rec, rows, distinct, left)
+	r.processes(rec, end, selfUse, brokerUse, brokerOK, dbUse, dbOK)
+	rec.Warnings = append(rec.Warnings, r.warnings...)
+	if lerr != nil {
+		rec.Warnings = append(rec.Warnings, fmt.Sprintf("could not read the queue depth after the run: %v", lerr))
+	}
+	switch {
+	case cerr != nil:
+		return rec, fmt.Errorf("%w: cannot verify the rows: %v", ErrVerify, cerr)
+	case out == outcomeInterrupted:
+		return rec, fmt.Errorf("interrupted: %w", ctx.Err())
+	case runErr != nil:
+		return rec, runErr
+	}
+	return rec, r.verdict(out)
+}
+
+// declare declares a durable queue just deleted. JetStream removes a deleted stream's files in
+// the background and may refuse a new stream of the same name meanwhile ("error creating store
+// for stream"), so a failure is retried twice, 100 and 200 ms later.
+func declare(ctx context.Context, b backend.Broker, q string) error {
+	var err error
+	for attempt := range 3 {
+		if attempt > 0 {
+			if perr := pause(ctx, time.Duration(attempt)*100*time.Millisecond); perr != nil {
+				return err
+			}
+		}
+		if err = b.DeclareQueue(ctx, backend.Queue{Name: q, Durable: true}); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// fill publishes N commands one after another (one publisher, as in the seed) and returns once
+// the broker holds all of them, so that the fill is counted at the receiving end.
+func (r *run) fill(ctx context.Context, b backend.Broker) error {
+	ctx, cancel := context.WithDeadline(ctx, r.deadline)
+	defer cancel()
+	pub, err := b.Publisher(ctx, commandPublisher(r.cfg.Profile))
+	if err != nil {
+		return err
+	}
+	defer pub.Close()
+	buf := make([]byte, 0, 256)
+	r.fillStart = time.Now()
+	for i := range r.cfg.N {
+		id := uuid.NewString()
+		now := time.Now().UnixNano()
+		r.t.sent[i] = now
+		buf = AppendCommand(buf[:0], id, int64(i), now)
+		if err := pub.Publish(ctx, buf); err != nil {
+			return r.fillErr(ctx, fmt.Sprintf("publishing command %d of %d", i+1, r.cfg.N), err)
+		}
+	}
+	if err := pub.Close(); err != nil {
+		return r.fillErr(ctx, "closing the fill publisher", err)
+	}
+	// Without confirms the last publishes may still be on their way: wait until the broker
+	// counts them all, backing off from 200 µs to drainPoll.
+	wait := minFillPoll
+	for {
+		d, err := b.Depth(ctx, CommandsQueue)
+		if err != nil {
+			return r.fillErr(ctx, "reading the queue depth after the fill", err)
+		}
+		if d >= int64(r.cfg.N) {
+			break
+		}
+		if err := pause(ctx, wait); err != nil {
+			return r.fillErr(ctx, fmt.Sprintf("waiting for the broker to hold all commands (%d of %d)", d, r.cfg.N), err)
+		}
+		wait = min(2*wait, drainPoll)
+	}
+	r.fillEnd = time.Now()
+	return nil
+}
+
+func (r *run) fillErr(ctx context.Context, what string, err error) error {
+	switch {
+	case ctx.Err() != nil && time.Now().After(r.deadline):
+		return fmt.Errorf("%w: timed out after %v while %s; raise --timeout", ErrVerify, r.cfg.Timeout, what)
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted while %s: %w", what, context.Cause(ctx))
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// pause waits d or until ctx ends. It paces polling of the broker, never synchronizes goroutines.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (r *run) current() *sut {
+	if len(r.suts) == 0 {
+		return nil
+	}
+	return r.suts[len(r.suts)-1]
+}
+
+// launch starts a consumer process.
+func (r *run) launch() (*sut, error) {
+	s, err := startSUT(r.argv, r.env, r.t, r.cfg.Log)
+	if err != nil {
+		return nil, err
+	}
+	r.suts = append(r.suts, s)
+	return s, nil
+}
+
+// consume starts the consumer and supervises it until every command and event is accounted for
+// and the queues are drained, the deadline passes, ctx ends or the consumer fails.
+func (r *run) consume(ctx context.Context) (outcome, error) {
+	cur, err := r.launch()
+	if err != nil {
+		return outcomeFailed, err
+	}
+	if err := r.awaitReady(ctx, cur); err != nil {
+		if ctx.Err() != nil {
+			return outcomeInterrupted, nil
+		}
+		return outcomeFailed, err
+	}
+	r.readyAt = time.Now()
+	deadline := time.NewTimer(time.Until(r.deadline))
+	defer deadline.Stop()
+	trigger := r.t.trigger
+	complete := r.t.complete
+	var drain <-chan time.Time // ticks once every first sighting is in, until the queues are empty
+	var drainStart time.Time
+	var depth depthReader
+	depth.url, depth.queues = r.cfg.BrokerURL, r.queues
+	defer depth.close()
+	var recovering time.Time // a killed consumer was restarted at this time and is not ready yet
+	idle := idleAMQP
+	if r.bkind == "nats" {
+		idle = idleNATS
+	}
+	watch := time.NewTicker(watchPeriod)
+	defer watch.Stop()
+	lastTotal, lastMove := int64(-1), time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return outcomeInterrupted, nil
+		case <-deadline.C:
+			return outcomeTimeout, nil
+		case <-cur.done:
+			return outcomeFailed, fmt.Errorf("%w: the consumer (pid %d) exited during the run: %v", ErrSUT, cur.cmd.Process.Pid, cur.exitErr())
+		case <-r.t.ready:
+			if !recovering.IsZero() {
+				r.bus.FaultRecovery = result.Duration(time.Since(recovering))
+				recovering = time.Time{}
+			}
+		case <-trigger:
+			trigger = nil
+			snap := r.t.snapshot()
+			r.bus.FaultAtCommands = snap.cmdDistinct
+			r.bus.FaultAt = result.Duration(time.Since(r.start))
+			switch r.cfg.Fault.Kind {
+			case FaultKillSUT:
+				r.obs.setStatus("killed")
+				cur.kill()
+				recovering = time.Now()
+				if cur, err = r.launch(); err != nil {
+					return outcomeFailed, err
+				}
+				r.obs.setStatus("consuming")
+			case FaultRestartBroker:
+				r.obs.setStatus("restarting")
+				began := time.Now()
+				if err := r.cfg.Broker.Restart(ctx); err != nil {
+					return outcomeFailed, fmt.Errorf("%w: restart-broker: %v", ErrSUT, err)
+				}
+				r.bus.FaultRecovery = result.Duration(time.Since(began))
+				r.obs.setStatus("consuming")
+			}
+			lastMove = time.Now()
+		case <-watch.C:
+			snap := r.t.snapshot()
+			if total := snap.cmdTotal + snap.evTotal + snap.bad; total != lastTotal {
+				lastTotal, lastMove = total, time.Now()
+				continue
+			}
+			quiet := time.Since(lastMove)
+			if quiet < idle {
+				continue
+			}
+			d, err := depth.depth(ctx)
+			switch {
+			case err != nil:
+				// The broker is away; the deadline bounds the wait.
+			case d == 0:
+				r.warnings = append(r.warnings, fmt.Sprintf("the run ended after %v without any message handled and none left in the queues", quiet.Round(time.Millisecond)))
+				return outcomeIdle, nil
+			case quiet >= stallAfter:
+				return outcomeFailed, fmt.Errorf("%w: the consumer handled nothing for %v while %d messages were ready", ErrSUT, quiet.Round(time.Second), d)
+			}
+		case <-complete:
+			complete = nil
+			drainStart = time.Now()
+			t := time.NewTicker(drainPoll)
+			defer t.Stop()
+			drain = t.C
+		case <-drain:
+			// Every command and event has been seen once; wait for redelivered duplicates still
+			// queued, so that they are counted rather than left behind.
+			if d, err := depth.depth(ctx); err == nil && d == 0 {
+				return outcomeComplete, nil
+			}
+			if time.Since(drainStart) > maxDrainWait {
+				r.warnings = append(r.warnings, fmt.Sprintf("messages were still queued %v after every command and event had been seen", maxDrainWait))
+				return outcomeComplete, nil
+			}
+		}
+	}
+}
+
+// awaitReady waits for the consumer's "ready" line.
+func (r *run) awaitReady(ctx context.Context, s *sut) error {
+	t := time.NewTimer(min(readyTimeout, time.Until(r.deadline)))
+	defer t.Stop()
+	select {
+	case <-r.t.ready:
+		return nil
+	case <-s.done:
+		return fmt.Errorf("%w: the consumer exited before it was ready: %v", ErrBadInput, s.exitErr())
+	case <-t.C:
+		s.kill()
+		return fmt.Errorf("%w: the consumer did not report ready within %v (a --sut-cmd must print \"ready\" on stdout; see 'iobench bus --help')",
+			ErrBadInput, min(readyTimeout, time.Until(r.deadline)))
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// verdict turns the accounting into the run's error: nil when every command has exactly one
+// row and every event was seen.
+func (r *run) verdict(out outcome) error {
+	b := &r.bus
+	if b.Verified {
+		return nil
+	}
+	msg := fmt.Sprintf("%d commands lost, %d duplicate rows, %d events never seen (of %d)", b.LostCommands, b.DuplicateRows, b.LostEvents, b.Commands)
+	if b.BadMessages > 0 {
+		msg += fmt.Sprintf(", %d messages the consumer could not decode", b.BadMessages)
+	}
+	if out == outcomeTimeout {
+		msg = fmt.Sprintf("timed out after %v: %s; raise --timeout or lower -n", r.cfg.Timeout, msg)
+	}
+	if b.LostEvents > 0 && b.LostCommands == 0 && r.cfg.Profile == ProfileSeed && r.cfg.Fault.Kind != FaultNone {
+		msg += "; the seed profile publishes events transient and without confirms, so a consumer killed " +
+			"mid-run loses the events it had written but the broker had not read (at-most-once); --profile durable confirms them"
+	}
+	return fmt.Errorf("%w: %s", ErrVerify, msg)
+}

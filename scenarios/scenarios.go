@@ -1,0 +1,13 @@
+// Package scenarios embeds the scenario files shipped with iobench, so that `iobench run` works
+// from any directory.
+package scenarios
+
+import "embed"
+
+// Files holds every *.yaml of this directory.
+//
+//go:embed *.yaml
+var Files embed.FS
+
+// Quick is the name of the quick suite, run by `iobench run` with no argument.
+const Quick = "quick.yaml"
