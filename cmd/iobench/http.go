@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ type httpFlags struct {
 	body     string
 	jsonPath string
 	quiet    bool
+	profile  string
 }
 
 func newHTTPCmd() *cobra.Command {
@@ -68,6 +70,8 @@ latency and the schedule lag are shown beside it.`,
 	fs.StringVar(&f.opts.ExpectBody, "expect-body", "", "a regular expression every response body must match")
 	fs.StringVar(&f.jsonPath, "json", "", "write the JSON result record to this path (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.profile, "cpuprofile", "", "write a Go CPU profile of the generator to this file")
+	fs.MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -85,6 +89,13 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	ctx := cmd.Context()
 	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
 		return badInput("%v", err)
+	}
+	if f.profile != "" {
+		stop, err := startCPUProfile(f.profile)
+		if err != nil {
+			return badInput("--cpuprofile: %v", err)
+		}
+		defer stop()
 	}
 	prog := newProgress(cmd.ErrOrStderr(), f.quiet || f.jsonPath == "-")
 	cfg.OnSecond = prog.second
@@ -129,4 +140,17 @@ func readBody(f *httpFlags) error {
 		f.opts.Body = b
 	}
 	return nil
+}
+
+// startCPUProfile profiles the generator itself, for developers tuning the hot path.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -281,3 +281,30 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestSlowResponsesAreTimeouts(t *testing.T) {
+	tests := []struct {
+		name  string
+		delay time.Duration
+	}{
+		{"late but in before the socket deadline", 130 * time.Millisecond},
+		{"never in time", 400 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				time.Sleep(tt.delay)
+				w.Write([]byte("slow"))
+			})
+			cfg := config(t, srv.URL)
+			cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timeout = 1, 1, 3, 100*time.Millisecond
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Errors[ErrTimeout] != 3 || res.Succeeded != 0 {
+				t.Fatalf("timeouts %d, succeeded %d; want 3 timeouts for responses slower than the timeout", res.Errors[ErrTimeout], res.Succeeded)
+			}
+		})
+	}
+}

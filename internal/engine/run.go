@@ -199,8 +199,9 @@ func (r *run) connection(k int, g *group) {
 	var c conn
 	defer s.release()
 	stop := r.stopped.Load
+	var dl deadline
 	for !stop() {
-		var intended time.Time
+		var intended, sent time.Time
 		counted := true
 		if pacer != nil {
 			var ok bool
@@ -209,11 +210,11 @@ func (r *run) connection(k int, g *group) {
 			}
 			counted = !intended.Before(r.measure)
 		} else {
-			now := r.clock.Now()
-			if !now.Before(r.end) {
+			sent = r.clock.Now()
+			if !sent.Before(r.end) {
 				return
 			}
-			counted = !now.Before(r.measure)
+			counted = !sent.Before(r.measure)
 			if counted && r.cfg.Requests > 0 && r.remaining.Add(-1) < 0 {
 				return
 			}
@@ -227,13 +228,33 @@ func (r *run) connection(k int, g *group) {
 				continue
 			}
 			s.set(c)
+			sent = time.Time{} // dialing took time: read the clock again
 		}
-		keep := r.request(c, g, intended, counted)
+		if sent.IsZero() {
+			sent = r.clock.Now()
+		}
+		if intended.IsZero() {
+			intended = sent
+		}
+		keep := r.request(c, g, intended, sent, dl.next(sent, r.cfg.Timeout), counted)
 		if !keep {
 			s.release()
 			c = nil
 		}
 	}
+}
+
+// deadline is a connection's socket deadline. Moving it costs a runtime timer update, so it is
+// moved only when less than one timeout is left, to 1.5 timeouts ahead: a response slower than
+// the timeout is still classified by its measured latency, and a silent server is given up on
+// within 1.5 timeouts.
+type deadline struct{ at time.Time }
+
+func (d *deadline) next(sent time.Time, timeout time.Duration) time.Time {
+	if d.at.Sub(sent) < timeout {
+		d.at = sent.Add(timeout + timeout/2)
+	}
+	return d.at
 }
 
 func (r *run) dial() (conn, error) {
@@ -252,13 +273,10 @@ func (r *run) dial() (conn, error) {
 	return c, nil
 }
 
-// request sends one request on c and records it; it reports whether c may be reused.
-func (r *run) request(c conn, g *group, intended time.Time, counted bool) bool {
-	sent := r.clock.Now()
-	if intended.IsZero() {
-		intended = sent
-	}
-	resp, err := c.Do(r.cfg.Request, sent.Add(r.cfg.Timeout))
+// request sends one request on c and records it; it reports whether c may be reused. A response
+// slower than the timeout counts as a timeout error, as wrk counts it.
+func (r *run) request(c conn, g *group, intended, sent, deadline time.Time, counted bool) bool {
+	resp, err := c.Do(r.cfg.Request, deadline)
 	done := r.clock.Now()
 	if r.stopped.Load() || (r.cfg.Requests == 0 && done.After(r.end)) {
 		return err == nil && resp.KeepAlive // the run is over: neither count nor blame
@@ -266,6 +284,10 @@ func (r *run) request(c conn, g *group, intended time.Time, counted bool) bool {
 	if err != nil {
 		r.fail(g, counted, intended, socketClass(err))
 		return false
+	}
+	if done.Sub(sent) > r.cfg.Timeout { // in before the socket deadline, but too late
+		r.fail(g, counted, intended, classIndex(ErrTimeout))
+		return resp.KeepAlive && r.cfg.KeepAlive
 	}
 	if counted {
 		s := sample{intended: intended, sent: sent, done: done, bytes: resp.Read, class: -1, response: true}
