@@ -24,7 +24,7 @@ vet:
 # The services are real (RabbitMQ, PostgreSQL, Redis, Memcached) and started once for all packages;
 # they are stopped again whatever the tests say.
 test: build vet
-	bash scripts/install-services.sh
+	bash scripts/install-services.sh --with-test-tools
 	./$(BIN) services up --state-dir $(TEST_STATE)
 	set -e; eval "$$(./$(BIN) services env --state-dir $(TEST_STATE))"; \
 	status=0; $(GO) test -race -timeout 15m ./... || status=$$?; \
