@@ -58,9 +58,9 @@ measure() {
   /usr/bin/time -f '%U %S %M' -o "$work/time" timeout 120 "$@" >"$work/out" 2>&1
   read -r user sys rss <"$work/time"
   local rps p50 p99
-  rps=$(awk '/^Requests\/sec:/ {print $2; exit}' "$work/out")
+  rps=$(awk '/Requests\/sec:/ {print $2; exit}' "$work/out")
   case $name in
-    hey) p50=$(awk '/ 50%% in/ {print $3*1000 "ms"}' "$work/out"); p99=$(awk '/ 99%% in/ {print $3*1000 "ms"}' "$work/out") ;;
+    hey) p50=$(awk '$1=="50%" && $2=="in" {print $3*1000 "ms"}' "$work/out"); p99=$(awk '$1=="99%" && $2=="in" {print $3*1000 "ms"}' "$work/out") ;;
     *) p50=$(awk '$1=="50%" || $1=="50.000%" {print $2; exit}' "$work/out"); p99=$(awk '$1=="99%" || $1=="99.000%" {print $2; exit}' "$work/out") ;;
   esac
   echo "$name $rps $p50 $p99 $(echo "$user + $sys" | bc) $rss"

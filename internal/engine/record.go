@@ -66,6 +66,7 @@ type Usage struct {
 	Wall    time.Duration
 	Threads int
 	Cores   int
+	Planned time.Duration // the measured phase asked for (0 with a request count)
 }
 
 // Warnings returns what a reader must know before trusting rec: a generator that was the
@@ -87,7 +88,7 @@ func Warnings(rec *result.Record, u Usage) []string {
 			}
 		}
 	}
-	if rec.Duration.Std() > 0 && rec.Duration.Std() < 5*time.Second && rec.Counts.Attempted > 0 && rec.LoadModel == "open" {
+	if u.Planned > 0 && u.Planned < 5*time.Second && rec.LoadModel == "open" {
 		w = append(w, "open-loop run shorter than 5s: timer start-up and warm-up dominate; use -d 10s or more")
 	}
 	if rec.Counts.Failed > 0 && rec.Counts.Succeeded == 0 {

@@ -32,7 +32,7 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
 	rec.Processes = append(rec.Processes, result.NewProcess("iobench", "generator", os.Getpid(), used, wall))
-	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU()})
+	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU(), Planned: plannedDuration(cfg)})
 	return rec, nil
 }
 
@@ -74,4 +74,11 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		Command:       m.Command,
 		Environment:   result.CaptureEnvironment(),
 	}
+}
+
+func plannedDuration(cfg engine.Config) time.Duration {
+	if cfg.Requests > 0 {
+		return 0
+	}
+	return cfg.Duration
 }
