@@ -29,7 +29,10 @@ func TestWarnings(t *testing.T) {
 		{"few samples", func(r *result.Record, _ *Usage) { r.Latency.Count = 500 }, "p99 rests on 5 samples"},
 		{"p99.99 thin", func(r *result.Record, _ *Usage) { r.Latency.Count = 50_000 }, "p99.99 rests on 5 samples"},
 		{"short open loop", func(r *result.Record, u *Usage) { r.LoadModel = "open"; u.Planned = 2 * time.Second }, "shorter than 5s"},
-		{"connect errors", func(r *result.Record, _ *Usage) { r.Counts.Errors = map[string]int64{"connect": 3}; r.Counts.Failed = 3 }, "3 connect errors"},
+		{"connect errors", func(r *result.Record, _ *Usage) {
+			r.Counts.Errors = map[string]int64{"connect": 3}
+			r.Counts.Failed = 3
+		}, "3 connect errors"},
 		{"nothing succeeded", func(r *result.Record, _ *Usage) { r.Counts.Succeeded = 0; r.Counts.Failed = 10 }, "no request succeeded"},
 		{"rate missed", func(r *result.Record, _ *Usage) { r.Throughput.TargetRate = 400_000 }, "target rate missed"},
 		{"interrupted", func(r *result.Record, _ *Usage) { r.Interrupted = true }, "partial result"},
