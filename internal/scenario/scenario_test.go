@@ -285,7 +285,7 @@ func TestShipped(t *testing.T) {
 		for _, r := range s.Runs {
 			timed += r.Warmup + r.Duration
 			workloads[r.Workload] = true
-			if r.Workload == "bus" && (r.Params["n"] != int64(10000) || r.Services["broker"].Kind != ServiceEmbedded) {
+			if r.Workload == "bus" && (r.Params["n"] != int64(10000) || r.Services["broker"].Kind != ServiceAuto) {
 				t.Errorf("quick bus run %s: %v %v", r.ID, r.Params, r.Services)
 			}
 		}

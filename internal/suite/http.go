@@ -30,6 +30,9 @@ func (st *state) http(ctx context.Context, r scenario.Run) (*result.Record, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
+		return nil, err
+	}
 	cfg.OnSecond = st.opts.OnSecond
 	t0 := time.Now()
 	rec, err := httpbench.Measure(ctx, cfg, httpbench.Meta{
