@@ -27,13 +27,7 @@ func brokerURL(t *testing.T) string {
 
 func open(t *testing.T, url string) *amqp.Broker {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	b, err := amqp.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return conformance.Open(t, func(ctx context.Context) (*amqp.Broker, error) { return amqp.Open(ctx, url) })
 }
 
 func TestConformance(t *testing.T) {

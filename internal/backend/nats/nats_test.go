@@ -45,13 +45,7 @@ func runServer(t *testing.T, port int, dir string, jetStream bool) *server.Serve
 
 func open(t *testing.T, url string) *nats.Broker {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	b, err := nats.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return conformance.Open(t, func(ctx context.Context) (*nats.Broker, error) { return nats.Open(ctx, url) })
 }
 
 func TestConformance(t *testing.T) {

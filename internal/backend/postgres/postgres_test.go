@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/conformance"
@@ -25,13 +24,7 @@ func databaseURL(t *testing.T) string {
 
 func open(t *testing.T, rawURL string, opts postgres.Options) *postgres.DB {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	db, err := postgres.Open(ctx, rawURL, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return conformance.Open(t, func(ctx context.Context) (*postgres.DB, error) { return postgres.Open(ctx, rawURL, opts) })
 }
 
 func TestConformance(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/conformance"
@@ -14,13 +13,7 @@ import (
 
 func open(t *testing.T, rawURL string) *sqlite.DB {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	db, err := sqlite.Open(ctx, rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return conformance.Open(t, func(ctx context.Context) (*sqlite.DB, error) { return sqlite.Open(ctx, rawURL) })
 }
 
 func TestConformance(t *testing.T) {
