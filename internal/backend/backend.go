@@ -108,3 +108,16 @@ type Tx interface {
 	// `defer tx.Rollback(ctx)` is always safe.
 	Rollback(ctx context.Context) error
 }
+
+// ConnectError is a failure to reach a service, worded for the user on one line (what failed,
+// why, what to do), that still unwraps to its cause.
+type ConnectError struct {
+	Msg string
+	Err error
+}
+
+// Error returns the one-line message.
+func (e *ConnectError) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *ConnectError) Unwrap() error { return e.Err }

@@ -30,8 +30,10 @@ func (st *state) http(ctx context.Context, r scenario.Run) (*result.Record, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
-		return nil, err
+	if sut == nil { // a started hello server was already probed by supervise
+		if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
+			return nil, err
+		}
 	}
 	cfg.OnSecond = st.opts.OnSecond
 	t0 := time.Now()

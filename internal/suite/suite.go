@@ -80,16 +80,6 @@ func (st *state) close() {
 	}
 }
 
-// Failed reports whether any outcome failed or was not verified.
-func Failed(outs []Outcome) bool {
-	for _, o := range outs {
-		if o.Err != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // Executable returns the path of the running iobench, for starting built-in SUTs.
 func Executable() (string, error) {
 	p, err := os.Executable()

@@ -108,9 +108,6 @@ func (p *Process) Usage() procstat.Usage {
 	return now.Sub(p.start)
 }
 
-// Mark restarts the cost accounting from now (e.g. between two measured phases).
-func (p *Process) Mark() { p.start = procstat.ReadAll(procstat.Tree(p.PID())) }
-
 // Output returns the last lines the child wrote.
 func (p *Process) Output() string { return p.out.last() }
 

@@ -85,15 +85,6 @@ func dialer(ctx context.Context) func(network, addr string) (net.Conn, error) {
 	}
 }
 
-// connectError is a one-line, user-facing error that still unwraps to its cause.
-type connectError struct {
-	msg string
-	err error
-}
-
-func (e *connectError) Error() string { return e.msg }
-func (e *connectError) Unwrap() error { return e.err }
-
 // connectErr turns a dial or handshake failure into one line: what failed, why, what to do.
 func connectErr(redacted string, u *url.URL, err error) error {
 	const start = "start one with 'iobench services up rabbitmq' or pass --amqp-url"
@@ -117,7 +108,7 @@ func connectErr(redacted string, u *url.URL, err error) error {
 	case errors.As(err, &aerr) && aerr.Code == amqp091.NotAllowed:
 		why, hint = fmt.Sprintf("vhost %q not allowed: %s", vhost(u), aerr.Reason), "create the vhost or fix it in --amqp-url"
 	}
-	return &connectError{msg: fmt.Sprintf("amqp: cannot connect to %s: %s; %s", redacted, why, hint), err: err}
+	return &backend.ConnectError{Msg: fmt.Sprintf("amqp: cannot connect to %s: %s; %s", redacted, why, hint), Err: err}
 }
 
 // vhost returns the virtual host named by u the way amqp091 reads it ("/" when absent).

@@ -72,15 +72,6 @@ func Open(ctx context.Context, rawURL string) (*Broker, error) {
 	return &Broker{nc: nc, js: js, redacted: redacted, prefetch: map[string]int{}}, nil
 }
 
-// connectError is a one-line, user-facing error that still unwraps to its cause.
-type connectError struct {
-	msg string
-	err error
-}
-
-func (e *connectError) Error() string { return e.msg }
-func (e *connectError) Unwrap() error { return e.err }
-
 func connectErr(redacted string, err error) error {
 	why, hint := err.Error(), "start one with 'iobench services up nats' or pass --nats-url"
 	switch {
@@ -92,7 +83,7 @@ func connectErr(redacted string, err error) error {
 		why = "timed out"
 	}
 	why = strings.TrimPrefix(why, "nats: ")
-	return &connectError{msg: fmt.Sprintf("nats: cannot connect to %s: %s; %s", redacted, why, hint), err: err}
+	return &backend.ConnectError{Msg: fmt.Sprintf("nats: cannot connect to %s: %s; %s", redacted, why, hint), Err: err}
 }
 
 // streamName maps a queue name to a valid stream name.

@@ -59,15 +59,6 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 // MaxConns returns the pool size.
 func (db *DB) MaxConns() int { return int(db.pool.Config().MaxConns) }
 
-// connectError is a one-line, user-facing error that still unwraps to its cause.
-type connectError struct {
-	msg string
-	err error
-}
-
-func (e *connectError) Error() string { return e.msg }
-func (e *connectError) Unwrap() error { return e.err }
-
 // connectErr turns a failed connect into one line: where, why, what to do.
 func connectErr(rawURL string, cfg *pgxpool.Config, err error) error {
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
@@ -100,7 +91,7 @@ func connectErr(rawURL string, cfg *pgxpool.Config, err error) error {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &nerr) && nerr.Timeout():
 		why = "timed out"
 	}
-	return &connectError{msg: fmt.Sprintf("postgres: cannot connect to %s: %s; %s", where, why, hint), err: err}
+	return &backend.ConnectError{Msg: fmt.Sprintf("postgres: cannot connect to %s: %s; %s", where, why, hint), Err: err}
 }
 
 // Exec runs a statement and returns the number of rows it affected.
