@@ -5,14 +5,19 @@ GO      ?= go
 BIN     := bin/iobench
 PKG     := github.com/iobench/iobench
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-LDFLAGS := -s -w -X $(PKG)/internal/version.Commit=$(COMMIT)
+# BUILD tells this build's binaries from any other's: iobench hands `http` off to bin/iobench-http
+# only when both carry the same stamp (internal/handoff).
+BUILD   := $(shell date -u +%Y%m%dT%H%M%SZ)-$(shell od -An -N4 -tx4 /dev/urandom | tr -d ' ')
+LDFLAGS := -s -w -X $(PKG)/internal/version.Commit=$(COMMIT) -X $(PKG)/internal/version.Build=$(BUILD)
 # State of the services `make test` starts (kept apart from a user's `iobench services up`).
 TEST_STATE ?= $(CURDIR)/.state/test-services
 
 .PHONY: build run test vet bench clean
 
+# Static binaries (no cgo): iobench, and iobench-http, the lean generator image `iobench http`
+# runs as (docs/ARCHITECTURE.md, "Two images").
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/iobench
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./cmd/iobench ./cmd/iobench-http
 
 run: build
 	./$(BIN) run

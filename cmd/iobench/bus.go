@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload/bus"
@@ -77,7 +78,7 @@ R being 1 for a redelivered message, each line in one write.`,
 	fs.StringVar(&f.amqpURL, "amqp-url", "", "use this RabbitMQ, e.g. amqp://guest:guest@127.0.0.1:5672/")
 	fs.StringVar(&f.natsURL, "nats-url", "", "use this NATS server (with JetStream), e.g. nats://127.0.0.1:4222")
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this database: postgres://user:pass@127.0.0.1:5432/db or sqlite:///path.db")
-	durationVarP(fs, &f.timeout, "timeout", "", bus.DefaultTimeout, "bound on the whole run")
+	cli.DurationVarP(fs, &f.timeout, "timeout", "", bus.DefaultTimeout, "bound on the whole run")
 	fs.StringVar(&f.fault, "fault", "", "inject a fault: kill-sut@50% or restart-broker@50%")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory of 'iobench services up' whose servers to use (default: iobench's own)")
@@ -92,7 +93,7 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	stderr := cmd.ErrOrStderr()
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.verbose)); err != nil {
-		return badInput("--log %q: use debug, info or warn", f.verbose)
+		return cli.BadInput("--log %q: use debug, info or warn", f.verbose)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	fault, err := bus.ParseFault(f.fault)
@@ -110,18 +111,18 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 		return busErr(err)
 	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
-		return badInput("--json: %v", err)
+		return cli.BadInput("--json: %v", err)
 	}
-	prog := newProgress(stderr, f.quiet)
-	if prog.on {
+	prog := cli.NewProgress(stderr, f.quiet)
+	if prog.On() {
 		cfg.Progress = stderr
-		prog.line("starting services...")
+		prog.Line("starting services...")
 	}
 	svc, err := bus.StartServices(ctx, bus.ServicesConfig{
 		Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
 		Options: service.Options{StateDir: f.stateDir, Logger: log},
 	})
-	prog.done()
+	prog.Done()
 	if err != nil {
 		return busErr(err)
 	}
@@ -156,7 +157,7 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 // died is a measurement failure (1); anything else is input or environment to fix (2).
 func busErr(err error) error {
 	if errors.Is(err, bus.ErrVerify) || errors.Is(err, bus.ErrSUT) {
-		return failed(err)
+		return cli.Failed(err)
 	}
-	return badInput("%s", strings.TrimPrefix(err.Error(), bus.ErrBadInput.Error()+": "))
+	return cli.BadInput("%s", strings.TrimPrefix(err.Error(), bus.ErrBadInput.Error()+": "))
 }

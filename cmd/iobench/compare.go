@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/compare"
 )
 
@@ -33,7 +34,7 @@ min–max ranges overlap ("too few repeats"). With one group on each side, those
   iobench compare --fail-if 'p99>+10%' --fail-if 'throughput<-5%' base/ new/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return badInput("compare takes BASE and NEW, each a record file or a results directory")
+				return cli.BadInput("compare takes BASE and NEW, each a record file or a results directory")
 			}
 			return nil
 		},
@@ -50,12 +51,12 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 	for _, s := range f.failIf {
 		th, err := compare.ParseThreshold(s)
 		if err != nil {
-			return badInput("--fail-if: %v", err)
+			return cli.BadInput("--fail-if: %v", err)
 		}
 		ths = append(ths, th)
 	}
 	if f.alpha <= 0 || f.alpha >= 1 {
-		return badInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
+		return cli.BadInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
 	}
 	base, _, err := readRecords(args[:1])
 	if err != nil {
@@ -71,7 +72,7 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 		return err
 	}
 	if len(t.Rows) == 0 {
-		return badInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", args[0], args[1])
+		return cli.BadInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", args[0], args[1])
 	}
 	for _, th := range ths {
 		if !t.Covers(th.Metric) {
@@ -86,5 +87,5 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 	for i, v := range vs {
 		msgs[i] = v.String()
 	}
-	return failed(fmt.Errorf("%d limit(s) crossed: %s", len(vs), strings.Join(msgs, "; ")))
+	return cli.Failed(fmt.Errorf("%d limit(s) crossed: %s", len(vs), strings.Join(msgs, "; ")))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
 )
 
@@ -52,7 +53,7 @@ broker accepted; the impl's own figure is kept beside it for contrast.`,
 			}
 			entries, err := impl.List(root)
 			if err != nil {
-				return badInput("%v", err)
+				return cli.BadInput("%v", err)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tLANGUAGE\tMODE\tWORKLOADS\tDESCRIPTION")
@@ -81,10 +82,10 @@ broker accepted; the impl's own figure is kept beside it for contrast.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "(no impls under %s)\n", root)
 			}
 			for _, b := range broken[min(1, len(broken)):] {
-				fmt.Fprintf(cmd.ErrOrStderr(), "iobench: %s\n", oneLine(b))
+				fmt.Fprintf(cmd.ErrOrStderr(), "iobench: %s\n", cli.OneLine(b))
 			}
 			if len(broken) > 0 {
-				return badInput("%s", broken[0])
+				return cli.BadInput("%s", broken[0])
 			}
 			return nil
 		},

@@ -4,8 +4,14 @@ package main
 
 import (
 	"os"
+
+	"github.com/iobench/iobench/internal/handoff"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "http" {
+		// Returns only when there is no lean generator image beside iobench to run instead.
+		_ = handoff.ToLean(os.Args)
+	}
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }

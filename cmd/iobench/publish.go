@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
@@ -36,7 +37,7 @@ func (b *brokerFlags) add(cmd *cobra.Command) {
 func (b *brokerFlags) logger(w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(b.logLevel)); err != nil {
-		return nil, badInput("--log %q: use debug, info or warn", b.logLevel)
+		return nil, cli.BadInput("--log %q: use debug, info or warn", b.logLevel)
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})), nil
 }
@@ -62,7 +63,7 @@ func (b *brokerFlags) openBroker(ctx context.Context, log *slog.Logger) (*pubBro
 	}
 	inst, err := service.Ensure(ctx, "rabbitmq", service.Options{StateDir: b.stateDir, Logger: log})
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, cli.BadInput("%v", err)
 	}
 	return &pubBroker{url: inst.URL, inst: inst}, nil
 }
@@ -138,12 +139,12 @@ same broker-side counting; 'iobench publish seed2' runs the whole seed 2 compari
 	fs.IntVar(&c.Size, "size", c.Size, fmt.Sprintf("body size in bytes for --body binary (at least %d, the bookkeeping header)", publish.HeaderSize))
 	fs.StringVar(&c.Body, "body", c.Body, "binary (--size bytes), seed (the seed's JSON) or seed-min (without timestamp)")
 	fs.Int64VarP(&c.Count, "number", "n", c.Count, "messages in all, split over the publishers")
-	durationVarP(fs, &c.Duration, "duration", "d", 0, "publish for this long instead of -n (e.g. 10s)")
+	cli.DurationVarP(fs, &c.Duration, "duration", "d", 0, "publish for this long instead of -n (e.g. 10s)")
 	fs.StringVar(&c.Queue, "queue", c.Queue, "queue to publish to (through the default exchange)")
 	fs.BoolVar(&c.QueueDurable, "queue-durable", false, "declare the queue durable")
 	fs.IntVar(&c.Consumers, "consumers", 0, "consumers reading during the run (0: publish only, as the seed)")
 	fs.IntVar(&c.Prefetch, "prefetch", c.Prefetch, "the consumers' prefetch (basic.qos)")
-	durationVarP(fs, &c.DrainTimeout, "drain-timeout", "", c.DrainTimeout, "how long the broker may take to count the last messages")
+	cli.DurationVarP(fs, &c.DrainTimeout, "drain-timeout", "", c.DrainTimeout, "how long the broker may take to count the last messages")
 	fs.BoolVar(&c.KeepQueue, "keep-queue", false, "leave the queue and its messages after the run")
 	fs.StringVar(&f.preset, "preset", "", "go-single, go-pool or go-ultra (seed 2's Go runs); other flags given override it")
 	fs.StringVar(&f.implName, "impl", "", "run this publisher impl from impls/ instead of the built-in one")
@@ -165,14 +166,14 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	fs := cmd.Flags()
 	cfg := f.cfg
 	if fs.Changed("duration") && cfg.Duration <= 0 {
-		return badInput("-d %v: use a positive duration such as 10s", cfg.Duration)
+		return cli.BadInput("-d %v: use a positive duration such as 10s", cfg.Duration)
 	}
 	if fs.Changed("duration") && !fs.Changed("number") {
 		cfg.Count = 0
 	}
 	if f.preset != "" {
 		if f.implName != "" {
-			return badInput("--preset and --impl both given; presets are the built-in Go publisher's, drop one")
+			return cli.BadInput("--preset and --impl both given; presets are the built-in Go publisher's, drop one")
 		}
 		// The preset first, then every flag the user gave on top of it.
 		base := cfg
@@ -182,18 +183,18 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		overrideChanged(fs.Changed, &cfg, &base)
 	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
-		return badInput("--json: %v", err)
+		return cli.BadInput("--json: %v", err)
 	}
 	var inst *impl.Installation
 	if f.implName != "" {
 		if f.variant == "" {
-			return badInput("--impl %s needs --variant; see 'iobench impls'", f.implName)
+			return cli.BadInput("--impl %s needs --variant; see 'iobench impls'", f.implName)
 		}
 		if inst, err = installImpl(ctx, f.root(), f.implName, f.stateDir, log); err != nil {
 			return err
 		}
 	} else if f.variant != "" {
-		return badInput("--variant without --impl; name the impl too")
+		return cli.BadInput("--variant without --impl; name the impl too")
 	}
 	cfg.URL = "amqp://check/" // checked for real once the broker is known
 	if inst == nil {
@@ -201,16 +202,16 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 			return publishErr(err)
 		}
 	}
-	prog := newProgress(stderr, f.quiet)
-	prog.line("starting rabbitmq...")
+	prog := cli.NewProgress(stderr, f.quiet)
+	prog.Line("starting rabbitmq...")
 	br, err := f.openBroker(ctx, log)
-	prog.done()
+	prog.Done()
 	if err != nil {
 		return err
 	}
 	defer br.close(ctx, log)
 	cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerPIDs, cfg.Log = br.url, os.Args, br.versions(), br.pids(), log
-	if prog.on {
+	if prog.On() {
 		cfg.Progress = stderr
 	}
 	var rec *result.Record
@@ -233,7 +234,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	} else {
 		rec, runErr = publish.Run(ctx, cfg)
 	}
-	prog.done()
+	prog.Done()
 	if rec != nil {
 		out := cmd.OutOrStdout()
 		if f.jsonPath == "-" {
@@ -244,7 +245,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		}
 		if f.jsonPath != "" {
 			if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
-				return failed(err)
+				return cli.Failed(err)
 			}
 		}
 	}
@@ -252,7 +253,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		return publishErr(runErr)
 	}
 	if rec != nil && rec.Interrupted {
-		return failed(fmt.Errorf("interrupted; the summary covers the part that ran"))
+		return cli.Failed(fmt.Errorf("interrupted; the summary covers the part that ran"))
 	}
 	return nil
 }
@@ -286,14 +287,14 @@ func overrideChanged(changed func(string) bool, cfg, base *publish.Config) {
 func installImpl(ctx context.Context, root, name, stateDir string, log *slog.Logger) (*impl.Installation, error) {
 	m, err := impl.Find(root, name)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, cli.BadInput("%v", err)
 	}
 	inst, err := impl.Install(ctx, m, impl.InstallOptions{StateDir: stateDir, Logger: log})
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, cli.BadInput("%v", err)
 	}
 	if err := inst.Check(ctx); err != nil {
-		return nil, badInput("%v", err)
+		return nil, cli.BadInput("%v", err)
 	}
 	return inst, nil
 }
@@ -304,13 +305,13 @@ func installImpl(ctx context.Context, root, name, stateDir string, log *slog.Log
 func publishErr(err error) error {
 	switch {
 	case errors.Is(err, publish.ErrBadInput):
-		return badInput("%s", strings.TrimPrefix(err.Error(), publish.ErrBadInput.Error()+": "))
+		return cli.BadInput("%s", strings.TrimPrefix(err.Error(), publish.ErrBadInput.Error()+": "))
 	case errors.Is(err, publish.ErrVerify), errors.Is(err, publish.ErrImpl):
-		return failed(err)
+		return cli.Failed(err)
 	case errors.Is(err, context.Canceled):
-		return failed(fmt.Errorf("interrupted"))
+		return cli.Failed(fmt.Errorf("interrupted"))
 	}
-	return failed(err)
+	return cli.Failed(err)
 }
 
 func newSeed2Cmd() *cobra.Command {
@@ -344,7 +345,7 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 				scale = 0.1
 			}
 			if scale <= 0 || scale > 100 {
-				return badInput("--scale %v: use a factor above 0 and at most 100 (1 = the seed's counts)", scale)
+				return cli.BadInput("--scale %v: use a factor above 0 and at most 100 (1 = the seed's counts)", scale)
 			}
 			known := map[string]bool{}
 			for _, r := range publish.Seed2Rows() {
@@ -360,28 +361,28 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 			}
 			for _, o := range only {
 				if !known[o] {
-					return badInput("--only %q: not a row; use variants and presets: single-persistent, single, threads, processes, async, async-confirm, go-single, go-pool, go-ultra", o)
+					return cli.BadInput("--only %q: not a row; use variants and presets: single-persistent, single, threads, processes, async, async-confirm, go-single, go-pool, go-ultra", o)
 				}
 			}
 			if jsonDir != "" {
 				if err := result.CheckWritable(filepath.Join(jsonDir, "probe.json")); err != nil {
-					return badInput("--json-dir: %v", err)
+					return cli.BadInput("--json-dir: %v", err)
 				}
 			}
-			prog := newProgress(stderr, false)
+			prog := cli.NewProgress(stderr, false)
 			insts := map[string]*impl.Installation{}
 			for name := range needs {
-				prog.line("installing %s...", name)
+				prog.Line("installing %s...", name)
 				inst, err := installImpl(ctx, b.root(), name, b.stateDir, log)
 				if err != nil {
-					prog.done()
+					prog.Done()
 					return err
 				}
 				insts[name] = inst
 			}
-			prog.line("starting rabbitmq...")
+			prog.Line("starting rabbitmq...")
 			br, err := b.openBroker(ctx, log)
-			prog.done()
+			prog.Done()
 			if err != nil {
 				return err
 			}
@@ -391,10 +392,10 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 				URL: br.url, Installations: insts, Scale: scale, Only: only,
 				Command: os.Args, Versions: br.versions(), BrokerPIDs: br.pids(), Log: log,
 				OnRow: func(r publish.Seed2Row) {
-					prog.done()
+					prog.Done()
 					status := "ok"
 					if r.Err != nil {
-						status = oneLine(r.Err.Error())
+						status = cli.OneLine(r.Err.Error())
 					}
 					fmt.Fprintf(stderr, "seed2: %s %s (%s): %s\n", r.Lang, r.Name, r.Variant, status)
 					if jsonDir != "" && r.Record != nil {
@@ -410,7 +411,7 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 				return err
 			}
 			if saveErr != nil {
-				return failed(saveErr)
+				return cli.Failed(saveErr)
 			}
 			for _, r := range rows {
 				if r.Err != nil {
@@ -418,7 +419,7 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 				}
 			}
 			if ctx.Err() != nil {
-				return failed(fmt.Errorf("interrupted"))
+				return cli.Failed(fmt.Errorf("interrupted"))
 			}
 			return nil
 		},

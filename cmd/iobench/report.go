@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/report"
+	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/bus"
 )
@@ -37,7 +39,7 @@ to the directory of the records when they all share one.`,
   iobench report --out /tmp/r results/a/hello-closed.json results/b/hello-closed.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return badInput("report needs result records: iobench report results/<run-dir> or FILE.json...")
+				return cli.BadInput("report needs result records: iobench report results/<run-dir> or FILE.json...")
 			}
 			return nil
 		},
@@ -58,11 +60,11 @@ func runReport(cmd *cobra.Command, args []string, f reportFlags) error {
 	out := f.out
 	if out == "" {
 		if out = commonDir(files); out == "" {
-			return badInput("the records come from several directories; choose where the report goes with --out DIR")
+			return cli.BadInput("the records come from several directories; choose where the report goes with --out DIR")
 		}
 	}
 	if err := result.CheckWritable(filepath.Join(out, "summary.md")); err != nil {
-		return badInput("--out: %v", err)
+		return cli.BadInput("--out: %v", err)
 	}
 	w := cmd.OutOrStdout()
 	if !f.quiet {
@@ -82,7 +84,7 @@ func runReport(cmd *cobra.Command, args []string, f reportFlags) error {
 	}
 	paths, err := report.WriteFiles(out, recs, report.HTMLOptions{Title: f.title, Source: out})
 	if err != nil {
-		return badInput("%v", err)
+		return cli.BadInput("%v", err)
 	}
 	fmt.Fprintf(w, "Report of %d runs: %s, %s (%d bytes)\n", len(recs), paths.Markdown, paths.HTML, paths.HTMLSize)
 	return nil
@@ -95,7 +97,7 @@ func runText(w io.Writer, r *result.Record) error {
 	case r.Bus != nil:
 		return bus.WriteSummary(w, r)
 	case r.LoadModel != "":
-		report.HTTP(w, r, report.TextOptions{Latency: true})
+		textblock.HTTP(w, r, textblock.TextOptions{Latency: true})
 	default:
 		fmt.Fprintf(w, "%s: %s, see the summary\n", report.KeyOf(r), report.RateText(r.Throughput.Mean, r.Throughput.Unit))
 	}
@@ -114,7 +116,7 @@ func readRecords(args []string) ([]*result.Record, []string, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return nil, nil, badInput("cannot read %s: %v", a, err)
+			return nil, nil, cli.BadInput("cannot read %s: %v", a, err)
 		}
 		if !st.IsDir() {
 			files = append(files, a)
@@ -122,7 +124,7 @@ func readRecords(args []string) ([]*result.Record, []string, error) {
 		}
 		found, _ := filepath.Glob(filepath.Join(a, "*.json"))
 		if len(found) == 0 {
-			return nil, nil, badInput("%s holds no result records (*.json); give a results directory or record files", a)
+			return nil, nil, cli.BadInput("%s holds no result records (*.json); give a results directory or record files", a)
 		}
 		sort.Strings(found)
 		files = append(files, found...)
@@ -131,7 +133,7 @@ func readRecords(args []string) ([]*result.Record, []string, error) {
 	for _, p := range files {
 		r, err := result.Load(p)
 		if err != nil {
-			return nil, nil, badInput("%v", err)
+			return nil, nil, cli.BadInput("%v", err)
 		}
 		recs = append(recs, r)
 	}

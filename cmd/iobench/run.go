@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
@@ -64,7 +65,7 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	for _, s := range suites {
 		dir := filepath.Join(f.results, stamp+"-"+s.Name)
 		if err := result.CheckWritable(filepath.Join(dir, "summary.md")); err != nil {
-			return badInput("--results: %v", err)
+			return cli.BadInput("--results: %v", err)
 		}
 		failed, err := runSuite(cmd, s, dir, bin, f)
 		if err != nil {
@@ -72,11 +73,11 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 		}
 		failures = append(failures, failed...)
 		if cmd.Context().Err() != nil {
-			return &exitError{code: 130, err: fmt.Errorf("interrupted; the runs that ended are in %s", dir)}
+			return cli.Interrupted(fmt.Errorf("interrupted; the runs that ended are in %s", dir))
 		}
 	}
 	if len(failures) > 0 {
-		return failed(fmt.Errorf("%d run(s) failed: %s", len(failures), strings.Join(failures, "; ")))
+		return cli.Failed(fmt.Errorf("%d run(s) failed: %s", len(failures), strings.Join(failures, "; ")))
 	}
 	return nil
 }
@@ -92,7 +93,7 @@ func loadSuites(args []string) ([]*scenario.Suite, error) {
 		}
 		s, err := scenario.Parse(scenarios.Quick, data, known)
 		if err != nil {
-			return nil, badInput("%v", err)
+			return nil, cli.BadInput("%v", err)
 		}
 		return []*scenario.Suite{s}, nil
 	}
@@ -107,7 +108,7 @@ func loadSuites(args []string) ([]*scenario.Suite, error) {
 		out = append(out, s)
 	}
 	if len(errs) > 0 {
-		return nil, badInput("%v", errors.Join(errs...))
+		return nil, cli.BadInput("%v", errors.Join(errs...))
 	}
 	return out, nil
 }
@@ -116,27 +117,27 @@ func loadSuites(args []string) ([]*scenario.Suite, error) {
 // returns the labels of the runs that failed.
 func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags) ([]string, error) {
 	w := cmd.OutOrStdout()
-	prog := newProgress(cmd.ErrOrStderr(), f.quiet)
+	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet)
 	var label string
 	opts := suite.Options{
 		Binary:  bin,
 		Command: os.Args,
 		OnStart: func(i, n int, r scenario.Run) {
 			label = fmt.Sprintf("[%d/%d] %s", i+1, n, r.Label())
-			prog.line("%s: starting", label)
+			prog.Line("%s: starting", label)
 		},
 		OnSecond: func(snap engine.Snapshot) {
-			prog.line("%s: ", label)
-			prog.second(snap)
+			prog.Line("%s: ", label)
+			prog.Second(snap)
 		},
 	}
-	if prog.on {
+	if prog.On() {
 		opts.Progress = cmd.ErrOrStderr()
 	}
 	fmt.Fprintf(w, "Suite %s: %d runs, results in %s\n", s.Name, len(s.Runs), dir)
 	start := time.Now()
 	outs := suite.Run(cmd.Context(), s, opts)
-	prog.done()
+	prog.Done()
 	var recs []*result.Record
 	var failures []string
 	for _, o := range outs {
@@ -144,15 +145,15 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 		if o.Record != nil {
 			recs = append(recs, o.Record)
 			if err := result.Save(filepath.Join(dir, o.Run.ID+".json"), o.Record, w); err != nil {
-				return nil, badInput("%v", err)
+				return nil, cli.BadInput("%v", err)
 			}
 			if err := runText(w, o.Record); err != nil {
 				return nil, err
 			}
 		}
 		if o.Err != nil {
-			fmt.Fprintf(w, "FAILED: %s\n", oneLine(o.Err.Error()))
-			failures = append(failures, o.Run.ID+": "+oneLine(o.Err.Error()))
+			fmt.Fprintf(w, "FAILED: %s\n", cli.OneLine(o.Err.Error()))
+			failures = append(failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
 		}
 	}
 	return failures, writeSummary(w, s, dir, recs, time.Since(start))
@@ -168,7 +169,7 @@ func writeSummary(w io.Writer, s *scenario.Suite, dir string, recs []*result.Rec
 	}
 	files, err := report.WriteFiles(dir, recs, report.HTMLOptions{Title: "iobench: " + s.Name})
 	if err != nil {
-		return badInput("%v", err)
+		return cli.BadInput("%v", err)
 	}
 	fmt.Fprintf(w, "\nReport: %s (%d bytes); summary: %s\n", files.HTML, files.HTMLSize, files.Markdown)
 	return nil

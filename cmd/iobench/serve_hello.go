@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/workload/hello"
 )
 
@@ -36,7 +37,7 @@ func newServeHelloCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench hello: listening on http://%s/\n", ln.Addr())
 			if err := hello.Serve(cmd.Context(), ln); err != nil {
-				return failed(fmt.Errorf("serve hello on %s: %w", ln.Addr(), err))
+				return cli.Failed(fmt.Errorf("serve hello on %s: %w", ln.Addr(), err))
 			}
 			return nil
 		},
@@ -49,13 +50,13 @@ func newServeHelloCmd() *cobra.Command {
 func listenError(addr string, err error) error {
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return badInput("listen on %s: address already in use; stop the process using that port (see: ss -ltnp | grep %s) or pass --listen 127.0.0.1:OTHER_PORT", addr, portOf(addr))
+		return cli.BadInput("listen on %s: address already in use; stop the process using that port (see: ss -ltnp | grep %s) or pass --listen 127.0.0.1:OTHER_PORT", addr, portOf(addr))
 	case errors.Is(err, syscall.EACCES):
-		return badInput("listen on %s: permission denied; use a port above 1023 or run with the right privileges", addr)
+		return cli.BadInput("listen on %s: permission denied; use a port above 1023 or run with the right privileges", addr)
 	case errors.Is(err, syscall.EADDRNOTAVAIL):
-		return badInput("listen on %s: no such local address; use an address of this machine, e.g. --listen 127.0.0.1:8080", addr)
+		return cli.BadInput("listen on %s: no such local address; use an address of this machine, e.g. --listen 127.0.0.1:8080", addr)
 	}
-	return badInput("listen on %s: %v; pass --listen host:port, e.g. 127.0.0.1:8080", addr, err)
+	return cli.BadInput("listen on %s: %v; pass --listen host:port, e.g. 127.0.0.1:8080", addr, err)
 }
 
 func portOf(addr string) string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/service"
 )
 
@@ -51,7 +52,7 @@ func serviceNames(args, def []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if !slices.Contains(service.Names(), a) {
-			return nil, badInput("unknown service %q; choose from %s", a, strings.Join(service.Names(), ", "))
+			return nil, cli.BadInput("unknown service %q; choose from %s", a, strings.Join(service.Names(), ", "))
 		}
 		if !slices.Contains(out, a) {
 			out = append(out, a)
@@ -86,7 +87,7 @@ per service to stdout.`,
 			o := opts()
 			if port != 0 {
 				if len(names) != 1 {
-					return badInput("--port needs exactly one service name")
+					return cli.BadInput("--port needs exactly one service name")
 				}
 				o.Port = port
 			}
@@ -125,7 +126,7 @@ func servicesUp(ctx context.Context, names []string, o service.Options, stdout, 
 			case err != nil && len(names) == 1:
 				// returned as the command's error
 			case err != nil:
-				fmt.Fprintf(stderr, "iobench: %s\n", oneLine(err.Error()))
+				fmt.Fprintf(stderr, "iobench: %s\n", cli.OneLine(err.Error()))
 			case started:
 				fmt.Fprintf(stderr, "iobench: %s up in %v\n", name, time.Since(begin).Round(10*time.Millisecond))
 			default:
@@ -189,11 +190,11 @@ func newServicesStatusCmd(opts func() service.Options) *cobra.Command {
 				}
 				serviceLine(w, p.Instance, state)
 				if p.Err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "iobench: %s\n", oneLine(p.Err.Error()))
+					fmt.Fprintf(cmd.ErrOrStderr(), "iobench: %s\n", cli.OneLine(p.Err.Error()))
 				}
 			}
 			if bad > 0 {
-				return failed(fmt.Errorf("%d service(s) not answering; 'iobench services down' then 'up' replaces recorded ones", bad))
+				return cli.Failed(fmt.Errorf("%d service(s) not answering; 'iobench services down' then 'up' replaces recorded ones", bad))
 			}
 			return nil
 		},
@@ -235,7 +236,7 @@ func newServicesEnvCmd(opts func() service.Options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, p := range service.Running(cmd.Context(), service.Names(), opts()) {
 				if p.Err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "iobench: skipping %s: %s\n", p.Name, oneLine(p.Err.Error()))
+					fmt.Fprintf(cmd.ErrOrStderr(), "iobench: skipping %s: %s\n", p.Name, cli.OneLine(p.Err.Error()))
 					continue
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "export %s=%s\n", p.Instance.EnvName(), shellQuote(p.Instance.EnvValue()))
@@ -260,7 +261,7 @@ func newServicesNATSCmd() *cobra.Command {
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if port <= 0 || dir == "" {
-				return badInput("nats-server needs --port and --store-dir")
+				return cli.BadInput("nats-server needs --port and --store-dir")
 			}
 			// SIGTERM is how 'services down' stops it; the root context also ends on it.
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/supervise"
 	"github.com/iobench/iobench/internal/workload/publish"
@@ -40,7 +41,7 @@ A broken manifest, a failed install or a missing prerequisite exits 2; a failed 
 				return err
 			}
 			if count < 0 {
-				return badInput("-n %d: use a positive count", count)
+				return cli.BadInput("-n %d: use a positive count", count)
 			}
 			inst, err := installImpl(ctx, b.root(), args[0], b.stateDir, log)
 			if err != nil {
@@ -70,12 +71,12 @@ A broken manifest, a failed install or a missing prerequisite exits 2; a failed 
 				case "hello", "cachequeue", "fanout":
 					addr, err := supervise.FreeAddr()
 					if err != nil {
-						return failed(err)
+						return cli.Failed(err)
 					}
 					p, err := inst.Start(ctx, impl.StartOptions{Env: map[string]string{impl.EnvListen: addr}})
 					if err != nil {
 						failures++
-						fmt.Fprintf(out, "  FAIL %s: %s\n", w, oneLine(err.Error()))
+						fmt.Fprintf(out, "  FAIL %s: %s\n", w, cli.OneLine(err.Error()))
 						continue
 					}
 					problems := impl.CheckRoutes(ctx, addr, m.Workloads[w].Routes)
@@ -92,7 +93,7 @@ A broken manifest, a failed install or a missing prerequisite exits 2; a failed 
 				}
 			}
 			if failures > 0 {
-				return failed(fmt.Errorf("%s: %d check(s) failed", m.Name, failures))
+				return cli.Failed(fmt.Errorf("%s: %d check(s) failed", m.Name, failures))
 			}
 			return nil
 		},

@@ -18,6 +18,9 @@ type Meta struct {
 	Mode     string
 	Command  []string
 	Params   map[string]any
+	// Generator names the generator's executable in the record: "iobench" (the default) or the
+	// lean image "iobench-http".
+	Generator string
 }
 
 // Measure runs cfg and returns its record, with the generator's cost and the warnings.
@@ -31,7 +34,11 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	used := procstat.Self().Sub(before)
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
-	rec.Processes = append(rec.Processes, result.NewProcess("iobench", "generator", os.Getpid(), used, wall))
+	name := m.Generator
+	if name == "" {
+		name = "iobench"
+	}
+	rec.Processes = append(rec.Processes, result.NewProcess(name, "generator", os.Getpid(), used, wall))
 	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU(), Planned: plannedDuration(cfg)})
 	return rec, nil
 }

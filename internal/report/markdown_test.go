@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iobench/iobench/internal/golden"
 	"github.com/iobench/iobench/internal/result"
 )
 
@@ -25,7 +26,7 @@ func TestMarkdownGolden(t *testing.T) {
 			if err := Markdown(&b, tt.recs); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", tt.name+".md.golden"), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".md.golden"), b.Bytes())
 			if strings.Contains(b.String(), "<b>") || strings.Contains(b.String(), "evil|") {
 				t.Errorf("outside string not escaped:\n%s", b.String())
 			}
@@ -38,5 +39,5 @@ func TestSummaryText(t *testing.T) {
 	if err := SummaryText(&b, loadRecords(t)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "summary-real.txt.golden"), b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "summary-real.txt.golden"), b.Bytes())
 }

@@ -11,6 +11,13 @@ var Version = "0.1.0-dev"
 // Commit is the git commit, set with -ldflags "-X .../version.Commit=...".
 var Commit = ""
 
+// Build tells one build from another of the same commit: the Makefile sets it, with -ldflags
+// "-X .../version.Build=...", to the same value in every binary it links at once.
+var Build = ""
+
+// Stamp identifies this build: two binaries with the same Stamp were built together.
+func Stamp() string { return Version + " " + GitCommit() + " " + Build }
+
 // GitCommit returns Commit, or the VCS revision recorded by the Go toolchain, or "unknown".
 func GitCommit() string {
 	if Commit != "" {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"time"
@@ -29,8 +29,8 @@ func (f durationFlag) Set(s string) error {
 
 func (durationFlag) Type() string { return "duration" }
 
-// durationVarP adds a wrk-style duration flag.
-func durationVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
+// DurationVarP adds a wrk-style duration flag.
+func DurationVarP(fs *pflag.FlagSet, p *time.Duration, name, short string, def time.Duration, usage string) {
 	*p = def
 	fs.VarP(durationFlag{p}, name, short, usage)
 }

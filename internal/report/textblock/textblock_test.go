@@ -1,18 +1,15 @@
-package report
+package textblock
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/golden"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fixture builds a record from known samples, so the golden output is exact.
 func fixture(open bool) *result.Record {
@@ -61,23 +58,7 @@ func TestHTTPGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
 			HTTP(&b, tt.rec, tt.opt)
-			golden(t, filepath.Join("testdata", tt.name+".golden"), b.Bytes())
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), b.Bytes())
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

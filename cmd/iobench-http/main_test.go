@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/iobench/iobench/internal/handoff"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/hello"
+)
+
+// heavy are the packages iobench-http must not link: their start-up is what the lean image
+// exists to leave behind.
+var heavy = []string{
+	"github.com/nats-io/nats-server", "modernc.org/sqlite", "github.com/jackc/pgx",
+	"github.com/rabbitmq/amqp091-go", "html/template", "gopkg.in/yaml",
+}
+
+func TestLeanImageLinksNoServices(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, h := range heavy {
+			if strings.HasPrefix(dep, h) {
+				t.Errorf("iobench-http links %s", dep)
+			}
+		}
+	}
+}
+
+// build links iobench and iobench-http into dir with the given build stamps.
+func build(t *testing.T, dir, stampIobench, stampLean string) {
+	t.Helper()
+	for _, b := range []struct{ pkg, stamp string }{{"../iobench", stampIobench}, {".", stampLean}} {
+		cmd := exec.Command("go", "build", "-trimpath", "-o", dir+"/",
+			"-ldflags", "-X github.com/iobench/iobench/internal/version.Build="+b.stamp, b.pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+}
+
+func serveHello(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- hello.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// generator runs `iobench http` from dir and returns the generator named in its record and
+// what it printed on stderr.
+func generator(t *testing.T, dir, url string, env ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(dir, "iobench"), "http", "-c2", "-n", "500", "--json", "-", url)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("iobench http: %v\n%s", err, stderr.String())
+	}
+	var rec result.Record
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatalf("record: %v\n%s", err, out)
+	}
+	if rec.Counts.Succeeded != 500 || len(rec.Processes) != 1 {
+		t.Fatalf("counts %+v, processes %+v", rec.Counts, rec.Processes)
+	}
+	if rec.Command[0] != filepath.Join(dir, "iobench") || rec.Command[1] != "http" {
+		t.Errorf("record command %q, want the command line as typed", rec.Command)
+	}
+	return rec.Processes[0].Name, stderr.String()
+}
+
+func TestHandOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links both binaries")
+	}
+	url := serveHello(t)
+	same, apart := t.TempDir(), t.TempDir()
+	build(t, same, "one", "one")
+	build(t, apart, "one", "two")
+
+	if name, _ := generator(t, same, url); name != handoff.Image {
+		t.Errorf("built together: generator %q, want the lean image %q", name, handoff.Image)
+	}
+	if name, _ := generator(t, same, url, handoff.EnvInProcess+"=1"); name != "iobench" {
+		t.Errorf("%s=1: generator %q, want iobench itself", handoff.EnvInProcess, name)
+	}
+	name, stderr := generator(t, apart, url)
+	if name != "iobench" || !strings.Contains(stderr, "from another build") {
+		t.Errorf("built apart: generator %q, stderr %q; want iobench itself and a note", name, stderr)
+	}
+}

@@ -1,0 +1,160 @@
+// Package httpcmd is the `iobench http` command: flags, run and output. Both binaries build it,
+// iobench and the lean generator image iobench-http.
+package httpcmd
+
+import (
+	"errors"
+	"os"
+	"runtime/pprof"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/report/textblock"
+	"github.com/iobench/iobench/internal/result"
+)
+
+type httpFlags struct {
+	opts     httpbench.Options
+	latency  bool
+	bodyFile string
+	body     string
+	jsonPath string
+	quiet    bool
+	profile  string
+	image    string // the generator's executable, for the record
+}
+
+// New returns the http command. use is its usage line: "http URL" as a subcommand, "iobench http
+// URL" as a binary of its own. image names the generator's process in the record.
+func New(use, image string) *cobra.Command {
+	f := httpFlags{image: image}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: "Load an HTTP server like wrk (closed loop) or wrk2 (-R, open loop) with correct latency",
+		Long: `Load an HTTP/1.1 server on raw keep-alive connections.
+
+Closed loop (default): each connection sends its next request when the previous response is in,
+as wrk does. Open loop (-R): requests are scheduled at a fixed total rate whatever the server does,
+and latency is timed from each request's intended start (no coordinated omission); the uncorrected
+latency and the schedule lag are shown beside it.`,
+		Example: `  iobench http -t1 -c100 -d30s --latency http://127.0.0.1:8080/
+  iobench http -c50 -d20s -R 20000 --latency http://127.0.0.1:8080/
+  iobench http -n 100000 -c10 --no-keepalive --json result.json http://127.0.0.1:8080/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return cli.BadInput("http takes exactly one URL, e.g. iobench http -c100 -d10s http://127.0.0.1:8080/")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.opts.URL = args[0]
+			f.opts.RateSet = cmd.Flags().Changed("rate")
+			return runHTTP(cmd, &f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.IntVarP(&f.opts.Threads, "threads", "t", 0, "OS threads the generator may use (default min(2, connections))")
+	fs.IntVarP(&f.opts.Connections, "connections", "c", 10, "connections kept open")
+	cli.DurationVarP(fs, &f.opts.Duration, "duration", "d", 10*time.Second, "measured duration (10s, 2m; bare numbers are seconds)")
+	fs.Int64VarP(&f.opts.Requests, "requests", "n", 0, "total requests instead of a duration (ab's -n)")
+	fs.Float64VarP(&f.opts.Rate, "rate", "R", 0, "open loop: total requests per second (wrk2's -R)")
+	fs.BoolVar(&f.latency, "latency", false, "print the latency distribution")
+	fs.StringArrayVarP(&f.opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
+	cli.DurationVarP(fs, &f.opts.Timeout, "timeout", "", 2*time.Second, "a response slower than this is a timeout error")
+	fs.BoolVar(&f.opts.NoKeepAlive, "no-keepalive", false, "close the connection after each response (as ab without -k)")
+	fs.StringVarP(&f.opts.Method, "method", "m", "GET", "request method")
+	fs.StringVar(&f.body, "body", "", "request body")
+	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from a file")
+	cli.DurationVarP(fs, &f.opts.Warmup, "warmup", "", 0, "load sent before measuring, not counted")
+	fs.IntSliceVar(&f.opts.ExpectStatus, "expect-status", nil, "statuses that count as success (default 2xx and 3xx)")
+	fs.StringVar(&f.opts.ExpectBody, "expect-body", "", "a regular expression every response body must match")
+	fs.StringVar(&f.jsonPath, "json", "", "write the JSON result record to this path (- for stdout)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.profile, "cpuprofile", "", "write a Go CPU profile of the generator to this file")
+	fs.MarkHidden("cpuprofile")
+	return cmd
+}
+
+func runHTTP(cmd *cobra.Command, f *httpFlags) error {
+	if err := readBody(f); err != nil {
+		return err
+	}
+	cfg, err := f.opts.Config()
+	if err != nil {
+		return cli.BadInput("%v", err)
+	}
+	if err := result.CheckWritable(f.jsonPath); err != nil {
+		return cli.BadInput("--json: %v", err)
+	}
+	ctx := cmd.Context()
+	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
+		return cli.BadInput("%v", err)
+	}
+	if f.profile != "" {
+		stop, err := startCPUProfile(f.profile)
+		if err != nil {
+			return cli.BadInput("--cpuprofile: %v", err)
+		}
+		defer stop()
+	}
+	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet || f.jsonPath == "-")
+	cfg.OnSecond = prog.Second
+	rec, err := httpbench.Measure(ctx, cfg, httpbench.Meta{Command: os.Args, Generator: f.image})
+	prog.Done()
+	if err != nil {
+		return cli.BadInput("%v", err)
+	}
+	out := cmd.OutOrStdout()
+	if f.jsonPath == "-" {
+		out = cmd.ErrOrStderr() // stdout carries the record
+	}
+	textblock.HTTP(out, rec, textblock.TextOptions{Latency: f.latency})
+	if f.jsonPath != "" {
+		if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
+			return cli.BadInput("%v", err)
+		}
+	}
+	if rec.Interrupted {
+		return cli.Interrupted(errors.New("interrupted; the partial result is above" + savedNote(f.jsonPath)))
+	}
+	return nil
+}
+
+func savedNote(path string) string {
+	if path == "" || path == "-" {
+		return ""
+	}
+	return " and in " + path
+}
+
+func readBody(f *httpFlags) error {
+	if f.body != "" && f.bodyFile != "" {
+		return cli.BadInput("--body and --body-file do not mix; give one")
+	}
+	f.opts.Body = []byte(f.body)
+	if f.bodyFile != "" {
+		b, err := os.ReadFile(f.bodyFile)
+		if err != nil {
+			return cli.BadInput("--body-file: %v", err)
+		}
+		f.opts.Body = b
+	}
+	return nil
+}
+
+// startCPUProfile profiles the generator itself, for developers tuning the hot path.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
