@@ -2,7 +2,9 @@
 # http-vs-wrk.sh: iobench's HTTP generator side by side with wrk (and hey once) on the same
 # hello targets: nginx with one worker, and `iobench serve hello`. Pairs alternate so that drift
 # on this shared machine hits both tools. Prints req/s, p50/p99, the generator's own CPU seconds
-# and peak RSS, requests per generator CPU-second, and the ratio iobench/wrk.
+# and peak RSS, requests per generator CPU-second, and the ratio iobench/wrk. `iobench http` runs as
+# bin/iobench-http (the lean generator image); one more run per target ("in-proc") keeps it inside
+# iobench, to show what the hand-off saves.
 #
 #   bash bench/http-vs-wrk.sh            # 3 pairs of 10 s runs per target (about 3 minutes)
 #   PAIRS=1 DURATION=5s bash bench/http-vs-wrk.sh
@@ -66,6 +68,13 @@ measure() {
   echo "$name $rps $p50 $p99 $(echo "$user + $sys" | bc) $rss"
 }
 
+# row TARGET TOOL LINE: prints one table row from measure's line; sets rps to its req/s.
+row() {
+  local p50 p99 cpu rss
+  read -r _ rps p50 p99 cpu rss <<<"$3"
+  printf '%-8s %-8s %12.0f %10s %10s %8.2f %9.1f %14.0f\n' "$1" "$2" "$rps" "$p50" "$p99" "$cpu" "$(echo "$rss/1024" | bc -l)" "$(echo "$rps * ${DURATION%s} / $cpu" | bc -l)"
+}
+
 printf '%-8s %-8s %12s %10s %10s %8s %9s %14s\n' target tool req/s p50 p99 gen_cpu_s rss_MiB req/gen_cpu_s
 declare -A sum
 for target in nginx hello; do
@@ -76,15 +85,16 @@ for target in nginx hello; do
     for tool in wrk iobench; do
       if [[ $tool == wrk ]]; then line=$(measure wrk wrk -t1 -c"$CONNS" -d"$DURATION" --latency "$url")
       else line=$(measure iobench "$BIN" http -t1 -c"$CONNS" -d"$DURATION" --latency --quiet "$url"); fi
-      read -r _ rps p50 p99 cpu rss <<<"$line"
-      printf '%-8s %-8s %12.0f %10s %10s %8.2f %9.1f %14.0f\n' "$target" "$tool" "$rps" "$p50" "$p99" "$cpu" "$(echo "$rss/1024" | bc -l)" "$(echo "$rps * ${DURATION%s} / $cpu" | bc -l)"
+      row "$target" "$tool" "$line"
       sum[$target.$tool]="${sum[$target.$tool]:-} $rps"
     done
   done
   line=$(measure hey hey -z "$DURATION" -c "$CONNS" "$url")
-  read -r _ rps p50 p99 cpu rss <<<"$line"
-  printf '%-8s %-8s %12.0f %10s %10s %8.2f %9.1f %14.0f\n' "$target" hey "$rps" "$p50" "$p99" "$cpu" "$(echo "$rss/1024" | bc -l)" "$(echo "$rps * ${DURATION%s} / $cpu" | bc -l)"
+  row "$target" hey "$line"
   sum[$target.hey]=$rps
+  # The same generator kept inside iobench (no hand-off to bin/iobench-http), once, for its RSS.
+  line=$(measure iobench env IOBENCH_HTTP_INPROCESS=1 "$BIN" http -t1 -c"$CONNS" -d"$DURATION" --latency --quiet "$url")
+  row "$target" in-proc "$line"
 done
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
