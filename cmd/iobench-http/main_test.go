@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +10,7 @@ import (
 
 	"github.com/iobench/iobench/internal/handoff"
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/workload/hello"
+	"github.com/iobench/iobench/internal/workload/hello/hellotest"
 )
 
 // heavy are the packages iobench-http must not link: their start-up is what the lean image
@@ -49,19 +47,6 @@ func build(t *testing.T, dir, stampIobench, stampLean string) {
 	}
 }
 
-func serveHello(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- hello.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + ln.Addr().String() + "/"
-}
-
 // generator runs `iobench http` from dir and returns the generator named in its record and
 // what it printed on stderr.
 func generator(t *testing.T, dir, url string, env ...string) (string, string) {
@@ -91,7 +76,7 @@ func TestHandOff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links both binaries")
 	}
-	url := serveHello(t)
+	url := hellotest.URL(t)
 	same, apart := t.TempDir(), t.TempDir()
 	build(t, same, "one", "one")
 	build(t, apart, "one", "two")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net"
 	"os"
@@ -11,22 +10,8 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/workload/hello"
+	"github.com/iobench/iobench/internal/workload/hello/hellotest"
 )
-
-// serveHello runs the built-in hello server in-process and returns its URL.
-func serveHello(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- hello.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + ln.Addr().String() + "/"
-}
 
 func closedPort(t *testing.T) string {
 	t.Helper()
@@ -86,7 +71,7 @@ func TestHTTPBadInput(t *testing.T) {
 }
 
 func TestHTTPAgainstHelloWritesRecord(t *testing.T) {
-	url := serveHello(t)
+	url := hellotest.URL(t)
 	path := filepath.Join(t.TempDir(), "out", "r.json")
 	code, stdout, stderr := runCLI("http", "-t1", "-c4", "-n", "2000", "--latency", "--expect-body", "^Hello world!$", "--json", path, url)
 	if code != 0 {
@@ -113,7 +98,7 @@ func TestHTTPAgainstHelloWritesRecord(t *testing.T) {
 }
 
 func TestHTTPOpenLoopJSONToStdout(t *testing.T) {
-	url := serveHello(t)
+	url := hellotest.URL(t)
 	code, stdout, stderr := runCLI("http", "-c2", "-d1s", "-R", "200", "--json", "-", url)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
