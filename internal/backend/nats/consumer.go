@@ -226,8 +226,14 @@ func nakAll(msgs <-chan jetstream.Msg) {
 // restarted server recovers its streams) before it gives up with the error.
 const recoverWait = 30 * time.Second
 
+// shutdownPause is how long a Consumer waits after a server announced its shutdown before it
+// pulls again: time for the client to notice the connection is gone.
+const shutdownPause = 100 * time.Millisecond
+
 // waitConnected decides what a pull error means and returns whether to pull again. A request
-// that merely expired pulls again. While the client reconnects it waits for the connection.
+// that merely expired pulls again. A server announcing its shutdown to a pending pull is about
+// to drop the connection: it pauses, then pulls again, which meets the reconnecting client.
+// While the client reconnects it waits for the connection.
 // When JetStream does not answer (no responders: a server still starting, or the queue
 // deleted) it asks for the consumer's info with a growing pause, until the consumer answers
 // (pull again) or is reported missing. Anything else (connection closed for good) is recorded
@@ -236,6 +242,14 @@ func (c *Consumer) waitConnected(ctx context.Context, err error) bool {
 	nc := c.b.nc
 	if errors.Is(err, natsgo.ErrTimeout) && nc.IsConnected() {
 		return true
+	}
+	if errors.Is(err, jetstream.ErrServerShutdown) {
+		select {
+		case <-time.After(shutdownPause):
+			return true
+		case <-ctx.Done():
+			return false
+		}
 	}
 	if nc.IsReconnecting() {
 		ch := nc.StatusChanged(natsgo.CONNECTED, natsgo.CLOSED)
