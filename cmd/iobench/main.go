@@ -11,7 +11,7 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "http" {
 		// Returns only when there is no lean generator image beside iobench to run instead.
-		_ = handoff.ToLean(os.Args)
+		handoff.ToLean(os.Args)
 	}
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }

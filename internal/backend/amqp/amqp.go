@@ -153,9 +153,8 @@ func (b *Broker) wrap(op string, err error) error {
 	return fmt.Errorf("amqp: %s: connection closed: %w", op, err)
 }
 
-// DeclareQueue declares a classic queue; declaring an existing queue with the same durability
-// is a no-op.
-func (b *Broker) DeclareQueue(ctx context.Context, q backend.Queue) error {
+// withAdmin runs fn on the shared administrative channel, under b.mu, unless ctx has ended.
+func (b *Broker) withAdmin(ctx context.Context, fn func(*amqp091.Channel) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -165,58 +164,57 @@ func (b *Broker) DeclareQueue(ctx context.Context, q backend.Queue) error {
 	if err != nil {
 		return err
 	}
-	if _, err := ch.QueueDeclare(q.Name, q.Durable, false, false, false, nil); err != nil {
-		var aerr *amqp091.Error
-		if errors.As(err, &aerr) && aerr.Code == amqp091.PreconditionFailed {
+	return fn(ch)
+}
+
+// brokerError returns err as the broker's *amqp091.Error when it carries code.
+func brokerError(err error, code int) (*amqp091.Error, bool) {
+	var aerr *amqp091.Error
+	return aerr, errors.As(err, &aerr) && aerr.Code == code
+}
+
+// DeclareQueue declares a classic queue; declaring an existing queue with the same durability
+// is a no-op.
+func (b *Broker) DeclareQueue(ctx context.Context, q backend.Queue) error {
+	return b.withAdmin(ctx, func(ch *amqp091.Channel) error {
+		_, err := ch.QueueDeclare(q.Name, q.Durable, false, false, false, nil)
+		if err == nil {
+			return nil
+		}
+		if aerr, ok := brokerError(err, amqp091.PreconditionFailed); ok {
 			return fmt.Errorf("amqp: queue %q already exists with other settings (%s); delete it or declare it as it is", q.Name, aerr.Reason)
 		}
 		return b.wrap(fmt.Sprintf("declare queue %q", q.Name), err)
-	}
-	return nil
+	})
 }
 
 // DeleteQueue deletes a queue and its messages; a missing queue is not an error.
 func (b *Broker) DeleteQueue(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ch, err := b.adminChannel()
-	if err != nil {
-		return err
-	}
-	if _, err := ch.QueueDelete(name, false, false, false); err != nil {
-		var aerr *amqp091.Error
-		if errors.As(err, &aerr) && aerr.Code == amqp091.NotFound {
+	return b.withAdmin(ctx, func(ch *amqp091.Channel) error {
+		_, err := ch.QueueDelete(name, false, false, false)
+		if _, missing := brokerError(err, amqp091.NotFound); err == nil || missing {
 			return nil
 		}
 		return b.wrap(fmt.Sprintf("delete queue %q", name), err)
-	}
-	return nil
+	})
 }
 
 // Depth returns the queue's "messages ready" count from a passive queue.declare: messages
 // published and not yet delivered to a consumer (delivered, unacked ones are not counted).
 func (b *Broker) Depth(ctx context.Context, name string) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ch, err := b.adminChannel()
-	if err != nil {
-		return 0, err
-	}
-	q, err := ch.QueueDeclarePassive(name, false, false, false, false, nil)
-	if err != nil {
-		var aerr *amqp091.Error
-		if errors.As(err, &aerr) && aerr.Code == amqp091.NotFound {
-			return 0, fmt.Errorf("amqp: queue %q: %w", name, backend.ErrQueueNotFound)
+	var depth int64
+	err := b.withAdmin(ctx, func(ch *amqp091.Channel) error {
+		q, err := ch.QueueDeclarePassive(name, false, false, false, false, nil)
+		if err == nil {
+			depth = int64(q.Messages)
+			return nil
 		}
-		return 0, b.wrap(fmt.Sprintf("depth of queue %q", name), err)
-	}
-	return int64(q.Messages), nil
+		if _, missing := brokerError(err, amqp091.NotFound); missing {
+			return fmt.Errorf("amqp: queue %q: %w", name, backend.ErrQueueNotFound)
+		}
+		return b.wrap(fmt.Sprintf("depth of queue %q", name), err)
+	})
+	return depth, err
 }
 
 // Close closes the connection and with it every Publisher and Consumer opened from it.

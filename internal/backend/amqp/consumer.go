@@ -63,8 +63,7 @@ func (b *Broker) Consumer(ctx context.Context, cfg backend.ConsumerConfig) (back
 	msgs, err := ch.Consume(cfg.Queue, tag, false, false, false, false, nil)
 	if err != nil {
 		_ = ch.Close()
-		var aerr *amqp091.Error
-		if errors.As(err, &aerr) && aerr.Code == amqp091.NotFound {
+		if _, missing := brokerError(err, amqp091.NotFound); missing {
 			return nil, fmt.Errorf("amqp: consume queue %q: %w", cfg.Queue, backend.ErrQueueNotFound)
 		}
 		return nil, b.wrap(fmt.Sprintf("consume queue %q", cfg.Queue), err)
