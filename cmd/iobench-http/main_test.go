@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/iobench/iobench/internal/env"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,8 +85,8 @@ func TestHandOff(t *testing.T) {
 	if name, _ := generator(t, same, url); name != handoff.Image {
 		t.Errorf("built together: generator %q, want the lean image %q", name, handoff.Image)
 	}
-	if name, _ := generator(t, same, url, handoff.EnvInProcess+"=1"); name != "iobench" {
-		t.Errorf("%s=1: generator %q, want iobench itself", handoff.EnvInProcess, name)
+	if name, _ := generator(t, same, url, env.HTTPInProcess+"=1"); name != "iobench" {
+		t.Errorf("%s=1: generator %q, want iobench itself", env.HTTPInProcess, name)
 	}
 	name, stderr := generator(t, apart, url)
 	if name != "iobench" || !strings.Contains(stderr, "from another build") {

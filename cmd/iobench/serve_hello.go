@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"net"
 	"os"
 	"syscall"
@@ -27,7 +28,7 @@ func newServeHelloCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("listen") {
-				if env := os.Getenv("IOBENCH_LISTEN"); env != "" {
+				if env := os.Getenv(env.Listen); env != "" {
 					listen = env
 				}
 			}

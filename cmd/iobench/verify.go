@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -73,7 +74,7 @@ A broken manifest, a failed install or a missing prerequisite exits 2; a failed 
 					if err != nil {
 						return cli.Failed(err)
 					}
-					p, err := inst.Start(ctx, impl.StartOptions{Env: map[string]string{impl.EnvListen: addr}})
+					p, err := inst.Start(ctx, impl.StartOptions{Env: map[string]string{env.Listen: addr}})
 					if err != nil {
 						failures++
 						fmt.Fprintf(out, "  FAIL %s: %s\n", w, cli.OneLine(err.Error()))

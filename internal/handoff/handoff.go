@@ -7,6 +7,7 @@ package handoff
 
 import (
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,10 +18,8 @@ import (
 
 // Environment variables of the hand-off.
 const (
-	// EnvInProcess, set to 1 by a user, keeps the generator in iobench itself.
-	EnvInProcess = "IOBENCH_HTTP_INPROCESS"
-	envStamp     = "IOBENCH_HANDOFF_STAMP" // the build stamp of the iobench that handed off
-	envFrom      = "IOBENCH_HANDOFF_FROM"  // its executable, to hand back to
+	envStamp = "IOBENCH_HANDOFF_STAMP" // the build stamp of the iobench that handed off
+	envFrom  = "IOBENCH_HANDOFF_FROM"  // its executable, to hand back to
 )
 
 // Image is the file name of the lean generator image.
@@ -28,9 +27,9 @@ const Image = "iobench-http"
 
 // ToLean replaces the process with the lean image found beside the running executable, passing
 // args (os.Args, program name first) unchanged. It returns only when it did not hand off: no
-// image there, EnvInProcess set, or the exec failed; the caller then runs the command itself.
+// image there, env.HTTPInProcess set, or the exec failed; the caller then runs the command itself.
 func ToLean(args []string) {
-	if os.Getenv(EnvInProcess) == "1" {
+	if os.Getenv(env.HTTPInProcess) == "1" {
 		return
 	}
 	self, err := os.Executable()
@@ -41,13 +40,13 @@ func ToLean(args []string) {
 	if _, err := os.Stat(lean); err != nil {
 		return
 	}
-	env := append(os.Environ(), envStamp+"="+version.Stamp(), envFrom+"="+self)
-	_ = syscall.Exec(lean, args, env)
+	vars := append(os.Environ(), envStamp+"="+version.Stamp(), envFrom+"="+self)
+	_ = syscall.Exec(lean, args, vars)
 }
 
 // CheckBuild runs in the lean image before anything else. When the iobench that handed off was
 // built apart from this image (so their engines may differ), it says so on stderr and hands back
-// to that iobench with EnvInProcess=1, so that the numbers come from the engine the user built.
+// to that iobench with env.HTTPInProcess=1, so that the numbers come from the engine the user built.
 // It returns only when the builds match, when it was not handed off to, or when handing back
 // failed (an error to report).
 func CheckBuild(stderr io.Writer) error {
@@ -58,7 +57,7 @@ func CheckBuild(stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "iobench: note: %s is from another build than %s; running the generator in iobench itself (make build rebuilds both)\n", Image, from)
-	env := append(os.Environ(), EnvInProcess+"=1")
-	err := syscall.Exec(from, os.Args, env)
+	vars := append(os.Environ(), env.HTTPInProcess+"=1")
+	err := syscall.Exec(from, os.Args, vars)
 	return fmt.Errorf("hand back to %s: %w", from, err)
 }

@@ -3,6 +3,7 @@ package impl
 import (
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,7 +13,7 @@ import (
 // DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
 // impls folder beside the iobench binary's parent (bin/iobench -> ./impls), else "impls".
 func DefaultRoot() string {
-	if d := os.Getenv("IOBENCH_IMPLS_DIR"); d != "" {
+	if d := os.Getenv(env.ImplsDir); d != "" {
 		return d
 	}
 	if st, err := os.Stat("impls"); err == nil && st.IsDir() {

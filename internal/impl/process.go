@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"io"
 	"net"
 	"os"
@@ -17,22 +18,6 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/procstat"
-)
-
-// The environment handed to every impl (DESIGN §5.2). Start passes the ones given in
-// StartOptions.Env and removes any other IOBENCH_* variable inherited from iobench's own
-// environment, so an impl sees only what this run means for it.
-const (
-	EnvListen        = "IOBENCH_LISTEN"
-	EnvAMQPURL       = "IOBENCH_AMQP_URL"
-	EnvNATSURL       = "IOBENCH_NATS_URL"
-	EnvDatabaseURL   = "IOBENCH_DATABASE_URL"
-	EnvRedisURL      = "IOBENCH_REDIS_URL"
-	EnvMemcachedAddr = "IOBENCH_MEMCACHED_ADDR"
-	EnvZMQEndpoint   = "IOBENCH_ZMQ_ENDPOINT"
-	EnvUpstreamURL   = "IOBENCH_UPSTREAM_URL"
-	EnvConcurrency   = "IOBENCH_CONCURRENCY"
-	EnvPrefetch      = "IOBENCH_PREFETCH"
 )
 
 // StartOptions configures Start.
@@ -152,10 +137,10 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 
 	var dial string
 	if m.Ready.TCP == "listen" {
-		dial = opts.Env[EnvListen]
+		dial = opts.Env[env.Listen]
 		if dial == "" {
 			p.Stop()
-			return nil, fmt.Errorf("impl %s: ready.tcp is listen but no %s was given", m.Name, EnvListen)
+			return nil, fmt.Errorf("impl %s: ready.tcp is listen but no %s was given", m.Name, env.Listen)
 		}
 	}
 	if err := p.waitReady(ctx, readyCh, dial, m.ReadyTimeout()); err != nil {
@@ -171,32 +156,32 @@ var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.S
 // environ is the impl's environment: ours without IOBENCH_*, the manifest's start.env, the
 // run's env, and what the installation needs (virtualenv, NODE_PATH, unbuffered Python output).
 func (inst *Installation) environ(run map[string]string) []string {
-	var env []string
+	var vars []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "IOBENCH_") || k == "VIRTUAL_ENV" || k == "PYTHONHOME" || k == "NODE_PATH" {
+		if strings.HasPrefix(k, env.Prefix) || k == "VIRTUAL_ENV" || k == "PYTHONHOME" || k == "NODE_PATH" {
 			continue
 		}
-		env = append(env, kv)
+		vars = append(vars, kv)
 	}
 	if inst.Python != "" {
 		venv := filepath.Dir(filepath.Dir(inst.Python))
-		env = setEnv(env, "VIRTUAL_ENV", venv)
-		env = setEnv(env, "PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+		vars = setEnv(vars, "VIRTUAL_ENV", venv)
+		vars = setEnv(vars, "PATH", filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	if inst.Manifest.Language == "python" {
-		env = setEnv(env, "PYTHONUNBUFFERED", "1") // lines reach iobench as they are printed
+		vars = setEnv(vars, "PYTHONUNBUFFERED", "1") // lines reach iobench as they are printed
 	}
 	if inst.NodePath != "" {
-		env = setEnv(env, "NODE_PATH", inst.NodePath)
+		vars = setEnv(vars, "NODE_PATH", inst.NodePath)
 	}
 	for k, v := range inst.Manifest.Start.Env {
-		env = setEnv(env, k, v)
+		vars = setEnv(vars, k, v)
 	}
 	for k, v := range run {
-		env = setEnv(env, k, v)
+		vars = setEnv(vars, k, v)
 	}
-	return env
+	return vars
 }
 
 func setEnv(env []string, k, v string) []string {

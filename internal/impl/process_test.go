@@ -3,6 +3,7 @@ package impl
 import (
 	"context"
 	"errors"
+	"github.com/iobench/iobench/internal/env"
 	"net"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ print("got", line)
 	var mu sync.Mutex
 	var got []string
 	p, err := inst.Start(t.Context(), StartOptions{
-		Env:    map[string]string{EnvAMQPURL: "amqp://x/"},
+		Env:    map[string]string{env.AMQPURL: "amqp://x/"},
 		OnLine: func(l string) { mu.Lock(); got = append(got, l); mu.Unlock() },
 	})
 	if err != nil {
@@ -100,7 +101,7 @@ while True:
 	}
 	addr := l.Addr().String()
 	l.Close()
-	p, err := inst.Start(t.Context(), StartOptions{Env: map[string]string{EnvListen: addr}})
+	p, err := inst.Start(t.Context(), StartOptions{Env: map[string]string{env.Listen: addr}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"io"
 	"io/fs"
 	"os"
@@ -17,7 +18,7 @@ import (
 // DefaultStateDir returns where iobench keeps service state: $IOBENCH_STATE_DIR, else
 // /var/lib/iobench when running as root, else $XDG_STATE_HOME/iobench or ~/.local/state/iobench.
 func DefaultStateDir() string {
-	if d := os.Getenv("IOBENCH_STATE_DIR"); d != "" {
+	if d := os.Getenv(env.StateDir); d != "" {
 		return d
 	}
 	if isRoot() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -14,7 +15,7 @@ import (
 
 func init() {
 	register(&spec{
-		name: "nats", env: "IOBENCH_NATS_URL", flag: "--nats-url", schemes: []string{"nats"}, example: "nats://127.0.0.1:4222",
+		name: "nats", env: env.NATSURL, flag: "--nats-url", schemes: []string{"nats"}, example: "nats://127.0.0.1:4222",
 		launch: launchNATSProcess,
 		probe:  probeNATS,
 		ready:  20 * time.Second,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 
 func init() {
 	register(&spec{
-		name: "postgres", env: "IOBENCH_DATABASE_URL", flag: "--database-url", schemes: []string{"postgres", "postgresql"}, example: "postgres://postgres@127.0.0.1:5432/iobench?sslmode=disable",
+		name: "postgres", env: env.DatabaseURL, flag: "--database-url", schemes: []string{"postgres", "postgresql"}, example: "postgres://postgres@127.0.0.1:5432/iobench?sslmode=disable",
 		installed:  func() error { _, err := pgBinDir(); return err },
 		launch:     launchPostgres,
 		probe:      probePostgres,

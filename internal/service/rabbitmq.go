@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"net"
 	"os"
 	"os/exec"
@@ -15,7 +16,7 @@ import (
 
 func init() {
 	register(&spec{
-		name: "rabbitmq", env: "IOBENCH_AMQP_URL", flag: "--amqp-url", schemes: []string{"amqp", "amqps"}, example: "amqp://guest:guest@127.0.0.1:5672/",
+		name: "rabbitmq", env: env.AMQPURL, flag: "--amqp-url", schemes: []string{"amqp", "amqps"}, example: "amqp://guest:guest@127.0.0.1:5672/",
 		installed: func() error { _, _, err := rabbitBinaries(); return err },
 		launch:    launchRabbit,
 		probe:     probeAMQP,

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -11,14 +12,14 @@ import (
 
 func init() {
 	register(&spec{
-		name: "redis", env: "IOBENCH_REDIS_URL", flag: "--redis-url", schemes: []string{"redis"}, example: "redis://127.0.0.1:6379",
+		name: "redis", env: env.RedisURL, flag: "--redis-url", schemes: []string{"redis"}, example: "redis://127.0.0.1:6379",
 		installed: func() error { _, err := lookBinary("redis", "redis-server", "redis-server", "--redis-url"); return err },
 		launch:    launchRedis,
 		probe:     probeRedis,
 		ready:     20 * time.Second,
 	})
 	register(&spec{
-		name: "memcached", env: "IOBENCH_MEMCACHED_ADDR", flag: "--memcached-addr", schemes: []string{"memcached"}, example: "127.0.0.1:11211",
+		name: "memcached", env: env.MemcachedAddr, flag: "--memcached-addr", schemes: []string{"memcached"}, example: "127.0.0.1:11211",
 		installed: func() error {
 			_, err := lookBinary("memcached", "memcached", "memcached", "--memcached-addr")
 			return err

@@ -2,20 +2,8 @@ package bus
 
 import (
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"strconv"
-)
-
-// Environment variables through which the load side hands a consumer its settings: DESIGN §5.2's
-// IOBENCH_AMQP_URL or IOBENCH_NATS_URL, IOBENCH_DATABASE_URL, IOBENCH_CONCURRENCY and
-// IOBENCH_PREFETCH, plus the bus's own mode and profile.
-const (
-	EnvAMQPURL     = "IOBENCH_AMQP_URL"
-	EnvNATSURL     = "IOBENCH_NATS_URL"
-	EnvDatabaseURL = "IOBENCH_DATABASE_URL"
-	EnvConcurrency = "IOBENCH_CONCURRENCY"
-	EnvPrefetch    = "IOBENCH_PREFETCH"
-	EnvMode        = "IOBENCH_MODE"
-	EnvProfile     = "IOBENCH_BUS_PROFILE"
 )
 
 // Defaults of the consumer, as in seed 1's service-bus (concurrency 80, prefetch 100).
@@ -29,17 +17,17 @@ const (
 // concurrency 80 and prefetch 100. Report and Log are left for the caller.
 func ConsumerConfigFromEnv(getenv func(string) string) (ConsumerConfig, error) {
 	c := ConsumerConfig{
-		Mode:        or(getenv(EnvMode), ModeAsync),
-		Profile:     or(getenv(EnvProfile), ProfileSeed),
+		Mode:        or(getenv(env.Mode), ModeAsync),
+		Profile:     or(getenv(env.BusProfile), ProfileSeed),
 		Concurrency: DefaultConcurrency,
 		Prefetch:    DefaultPrefetch,
-		BrokerURL:   or(getenv(EnvAMQPURL), getenv(EnvNATSURL)),
-		DatabaseURL: getenv(EnvDatabaseURL),
+		BrokerURL:   or(getenv(env.AMQPURL), getenv(env.NATSURL)),
+		DatabaseURL: getenv(env.DatabaseURL),
 	}
 	for _, v := range []struct {
 		name string
 		dst  *int
-	}{{EnvConcurrency, &c.Concurrency}, {EnvPrefetch, &c.Prefetch}} {
+	}{{env.Concurrency, &c.Concurrency}, {env.Prefetch, &c.Prefetch}} {
 		if s := getenv(v.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil {

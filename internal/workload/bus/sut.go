@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"io"
 	"log/slog"
 	"os"
@@ -169,25 +170,25 @@ func (b *tailBuffer) String() string {
 // IOBENCH_AMQP_URL left there would point a NATS run's consumer at RabbitMQ), plus DESIGN §5.2's
 // variables for this run.
 func sutEnv(c *Config, brokerKind string) []string {
-	var env []string
+	var vars []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "IOBENCH_") {
-			env = append(env, kv)
+		if !strings.HasPrefix(kv, env.Prefix) {
+			vars = append(vars, kv)
 		}
 	}
 	if brokerKind == "nats" {
-		env = append(env, "IOBENCH_NATS_URL="+c.BrokerURL)
+		vars = append(vars, env.NATSURL+"="+c.BrokerURL)
 	} else {
-		env = append(env, "IOBENCH_AMQP_URL="+c.BrokerURL)
+		vars = append(vars, env.AMQPURL+"="+c.BrokerURL)
 	}
-	env = append(env,
-		"IOBENCH_DATABASE_URL="+c.DatabaseURL,
-		fmt.Sprintf("IOBENCH_CONCURRENCY=%d", c.Concurrency),
-		fmt.Sprintf("IOBENCH_PREFETCH=%d", c.Prefetch),
-		"IOBENCH_MODE="+c.Mode,
-		"IOBENCH_BUS_PROFILE="+c.Profile,
+	vars = append(vars,
+		env.DatabaseURL+"="+c.DatabaseURL,
+		fmt.Sprintf("%s=%d", env.Concurrency, c.Concurrency),
+		fmt.Sprintf("%s=%d", env.Prefetch, c.Prefetch),
+		env.Mode+"="+c.Mode,
+		env.BusProfile+"="+c.Profile,
 	)
-	return append(env, c.SUTEnv...)
+	return append(vars, c.SUTEnv...)
 }
 
 // sutArgv returns the consumer's command line: c.SUT, or this executable's "serve bus".

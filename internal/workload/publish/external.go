@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/iobench/iobench/internal/env"
 	"io"
 	"log/slog"
 	"strconv"
@@ -20,18 +21,9 @@ import (
 // with an error or ran out of time); the CLI exits 1.
 var ErrImpl = errors.New("publisher impl failed")
 
-// The environment an external publisher gets besides IOBENCH_AMQP_URL and IOBENCH_CONCURRENCY.
-const (
-	EnvQueue      = "IOBENCH_QUEUE"      // the queue to publish to, through the default exchange
-	EnvCount      = "IOBENCH_COUNT"      // messages to publish in all
-	EnvVariant    = "IOBENCH_VARIANT"    // the variant's name
-	EnvPersistent = "IOBENCH_PERSISTENT" // "1": delivery mode 2, else 1
-	EnvConfirm    = "IOBENCH_CONFIRM"    // "1": publisher confirms
-)
-
 // ImplConfig is one run of an external publisher declared in impls/ (workload publish).
 //
-// The contract: the impl reads the Env* variables, connects, prints a line "ready", waits for
+// The contract: the impl reads the variables of package env, connects, prints a line "ready", waits for
 // one line on its standard input (iobench's start signal), publishes IOBENCH_COUNT messages to
 // IOBENCH_QUEUE through the default exchange, prints "result sent=N seconds=S" (its own account,
 // recorded for contrast only) and exits 0. iobench declares the queue; the impl does not.
@@ -124,15 +116,15 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 // broker to count the last message. An impl that does not get ready is an ErrImpl error.
 func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 	c, e := &r.cfg, r.ext
-	env := map[string]string{
-		impl.EnvAMQPURL: c.URL, impl.EnvConcurrency: strconv.Itoa(c.Publishers),
-		EnvQueue: c.Queue, EnvCount: strconv.FormatInt(c.Count, 10), EnvVariant: e.variant.Name,
-		EnvPersistent: boolEnv(c.Persistent), EnvConfirm: boolEnv(c.Confirm > 0),
+	vars := map[string]string{
+		env.AMQPURL: c.URL, env.Concurrency: strconv.Itoa(c.Publishers),
+		env.Queue: c.Queue, env.Count: strconv.FormatInt(c.Count, 10), env.Variant: e.variant.Name,
+		env.Persistent: boolEnv(c.Persistent), env.Confirm: boolEnv(c.Confirm > 0),
 	}
 	for k, v := range e.variant.Env {
-		env[k] = v
+		vars[k] = v
 	}
-	proc, err := e.inst.Start(ctx, impl.StartOptions{Env: env, OnLine: e.line})
+	proc, err := e.inst.Start(ctx, impl.StartOptions{Env: vars, OnLine: e.line})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrImpl, err)
 	}
