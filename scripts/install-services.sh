@@ -5,7 +5,8 @@
 #   scripts/install-services.sh           install what is missing (as root), then exit 0
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
 #   --with-test-tools                     also what the test suite needs: chromium (the HTML
-#                                         report test), python3-venv and python3-pip (the impls)
+#                                         report test), python3-venv and python3-pip (the Python
+#                                         impls), php8.2-cli (the PHP impls' prerequisite check)
 #
 # It only installs: iobench starts private instances on free ports of 127.0.0.1 itself
 # ('iobench services up', or each run), so no daemon is started here. A policy-rc.d that
@@ -16,7 +17,7 @@ set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev)
-readonly TEST_TOOLS=(chromium python3-venv python3-pip)
+readonly TEST_TOOLS=(chromium python3-venv python3-pip php8.2-cli)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
@@ -25,7 +26,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done
