@@ -18,33 +18,28 @@ func newImplsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "impls",
 		Short: "List the systems under test in impls/ and what each implements",
-		Long: `List every impls/<language>/<name>/impl.yaml: name, language, mode, the workloads it implements
-(with the variants of publish) and its description. A broken manifest is listed with every
-problem and a hint for each, and makes the command exit 2.
+		Long: `List every impls/<language>/<folder>/impl.yaml, Go built-ins included: name (always
+<language>-<folder>), language, the variants with their modes (a "!" marks a variant that
+reproduces a seed flaw on purpose), the workloads it implements and its description. A broken
+manifest is listed with every problem and a hint for each, and makes the command exit 2.
 
-The manifest (impl.yaml):
-  name, language (go|node|php|python), mode (sync|async), description
-  workloads:   bus: {queues: [...]}; hello|cachequeue|fanout: {routes: [...]};
-               publish: {variants: [{name, description, seed, queue, queue_durable, persistent,
-                                     confirm, concurrency, count, env}]}
-  requires:    commands, python, node, php_extensions: [{name, import, hint}]
-  install:     venv: requirements.txt (a virtualenv under the state dir, pip install -r)
-               npm: package-lock.json (npm ci in a folder under the state dir)
-  start:       command: [python, app.py] ("python" is the impl's virtualenv), env: {...}
-  ready:       log: '^ready$' (a line the impl prints) or tcp: listen (IOBENCH_LISTEN accepts)
-  stop:        signal: TERM, timeout: 5s (then SIGKILL to the impl's process group)
+docs/IMPLS.md is the contract for impl authors: every manifest field, the IOBENCH_* environment,
+readiness, the stdin start signal, the bus report stream, variants and expected findings, and
+how to add an impl in a new language. In short:
+  name, language (go|node|php|python), description
+  variants:    [{name, mode: sync|async, description, seed, env, expect: [finding...]}]
+  workloads:   hello|cachequeue|fanout: {routes: [...]}; bus: {queues: [...]};
+               publish: {variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count}}}
+  requires:    commands, python, node, php_extensions, php_libraries: [{name, import, file, hint}]
+  install:     venv: requirements.txt | npm: package-lock.json
+  start:       command: [iobench|python|node|php|..., args...], env: {...}
+  ready:       log: '^ready$' | tcp: listen
+  stop:        signal: TERM, timeout: 5s
 
-Every impl gets IOBENCH_LISTEN, IOBENCH_AMQP_URL, IOBENCH_NATS_URL, IOBENCH_DATABASE_URL,
-IOBENCH_REDIS_URL, IOBENCH_MEMCACHED_ADDR, IOBENCH_ZMQ_ENDPOINT, IOBENCH_UPSTREAM_URL,
-IOBENCH_CONCURRENCY and IOBENCH_PREFETCH where the run has them (DESIGN §5.2).
-
-A publish impl also gets IOBENCH_QUEUE, IOBENCH_COUNT, IOBENCH_VARIANT, IOBENCH_PERSISTENT and
-IOBENCH_CONFIRM ("1" or "0"). It connects, prints "ready", waits for one line on its standard
-input, publishes IOBENCH_COUNT messages through the default exchange to IOBENCH_QUEUE (iobench
-declares the queue), prints "result sent=N seconds=S" and exits 0. iobench counts what the
-broker accepted; the impl's own figure is kept beside it for contrast.`,
+A scenario names an impl as NAME, or NAME:VARIANT for one of its variants (iobench run).`,
 		Example: `  iobench impls
-  iobench verify pika-publisher`,
+  iobench verify go-hello
+  iobench verify python-pika-publisher`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			root := implsDir
@@ -56,7 +51,7 @@ broker accepted; the impl's own figure is kept beside it for contrast.`,
 				return cli.BadInput("%v", err)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tLANGUAGE\tMODE\tWORKLOADS\tDESCRIPTION")
+			fmt.Fprintln(tw, "NAME\tLANGUAGE\tVARIANTS (MODE)\tWORKLOADS\tDESCRIPTION")
 			var broken []string
 			for _, e := range entries {
 				if e.Err != nil {
@@ -64,18 +59,7 @@ broker accepted; the impl's own figure is kept beside it for contrast.`,
 					continue
 				}
 				m := e.Manifest
-				var ws []string
-				for _, w := range m.WorkloadNames() {
-					if vs := m.Workloads[w].Variants; len(vs) > 0 {
-						names := make([]string, len(vs))
-						for i, v := range vs {
-							names[i] = v.Name
-						}
-						w += " (" + strings.Join(names, ", ") + ")"
-					}
-					ws = append(ws, w)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, m.Mode, strings.Join(ws, "; "), m.Description)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, variantsText(m), strings.Join(m.WorkloadNames(), ", "), m.Description)
 			}
 			tw.Flush()
 			if len(entries) == 0 {
@@ -92,4 +76,20 @@ broker accepted; the impl's own figure is kept beside it for contrast.`,
 	}
 	cmd.Flags().StringVar(&implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
 	return cmd
+}
+
+// variantsText lists an impl's variants with their modes, "sync, async" when each variant is
+// named after its mode; "!" marks a variant that expects a seed flaw.
+func variantsText(m *impl.Manifest) string {
+	parts := make([]string, len(m.Variants))
+	for i, v := range m.Variants {
+		parts[i] = v.Name
+		if v.Name != v.Mode {
+			parts[i] += " (" + v.Mode + ")"
+		}
+		if len(v.Expect) > 0 {
+			parts[i] += "!"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -125,7 +125,7 @@ same broker-side counting; 'iobench publish seed2' runs the whole seed 2 compari
 		Example: `  iobench publish -P 1 -d 10s --size 100
   iobench publish -P 1 -d 10s --size 100 --persistent --queue-durable --confirm 100
   iobench publish --preset go-ultra
-  iobench publish --impl pika-publisher --variant processes
+  iobench publish --impl python-pika-publisher --variant processes
   iobench publish --consumers 2 -n 200000 --json results/publish.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPublish(cmd, &f) },

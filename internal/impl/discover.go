@@ -3,11 +3,12 @@ package impl
 import (
 	"errors"
 	"fmt"
-	"github.com/iobench/iobench/internal/env"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/iobench/iobench/internal/env"
 )
 
 // DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
@@ -36,7 +37,7 @@ type Entry struct {
 }
 
 // List finds every impls/<language>/<name>/impl.yaml under root and loads it. Broken manifests
-// are listed with their error; a duplicate name is an error on the later entry.
+// are listed with their error, as is a manifest whose language is not its folder's.
 func List(root string) ([]Entry, error) {
 	st, err := os.Stat(root)
 	if err != nil || !st.IsDir() {
@@ -48,23 +49,44 @@ func List(root string) ([]Entry, error) {
 	}
 	sort.Strings(paths)
 	var out []Entry
-	names := map[string]string{}
 	for _, p := range paths {
 		dir := filepath.Dir(p)
 		m, err := Load(dir)
 		e := Entry{Dir: dir, Manifest: m, Err: err}
-		if m != nil {
-			if lang := filepath.Base(filepath.Dir(dir)); lang != m.Language {
-				e.Manifest, e.Err = nil, &ManifestError{Path: p, Problems: []Problem{{Field: "language", Msg: fmt.Sprintf("%q in a folder for %s", m.Language, lang), Hint: "move the impl to impls/" + m.Language + "/ or fix language"}}}
-			} else if prev, dup := names[m.Name]; dup {
-				e.Manifest, e.Err = nil, &ManifestError{Path: p, Problems: []Problem{{Field: "name", Msg: fmt.Sprintf("%q is also the name of %s", m.Name, prev), Hint: "give each impl its own name"}}}
-			} else {
-				names[m.Name] = dir
-			}
+		if lang := filepath.Base(filepath.Dir(dir)); m != nil && lang != m.Language {
+			e.Manifest, e.Err = nil, &ManifestError{Path: p, Problems: []Problem{{Field: "language", Msg: fmt.Sprintf("%q in a folder for %s", m.Language, lang), Hint: "move the impl to impls/" + m.Language + "/ or fix language"}}}
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// RefSeparator separates an impl's name from a variant in a reference: "go-bus:sync".
+const RefSeparator = ":"
+
+// ParseRef splits a reference "NAME" or "NAME:VARIANT" into the impl's name and the variant
+// ("" for the impl's default).
+func ParseRef(ref string) (name, variant string) {
+	name, variant, _ = strings.Cut(ref, RefSeparator)
+	return name, variant
+}
+
+// WorkloadRefs returns, for every workload that some listed impl declares, the references a
+// scenario may name: each such impl's name, and NAME:VARIANT for each of its variants.
+func WorkloadRefs(entries []Entry) map[string][]string {
+	out := map[string][]string{}
+	for _, e := range entries {
+		if e.Manifest == nil {
+			continue
+		}
+		for _, w := range e.Manifest.WorkloadNames() {
+			out[w] = append(out[w], e.Manifest.Name)
+			for _, v := range e.Manifest.Variants {
+				out[w] = append(out[w], e.Manifest.Name+RefSeparator+v.Name)
+			}
+		}
+	}
+	return out
 }
 
 // ErrNotFound is returned (wrapped) by Find for a name no impl has.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,10 +17,10 @@ import (
 // ManifestFile is the name of the manifest in an impl's folder.
 const ManifestFile = "impl.yaml"
 
-// Languages an impl may be written in.
+// Languages an impl may be written in: the folders under impls/.
 var Languages = []string{"go", "node", "php", "python"}
 
-// Modes of an impl: one operation in flight per process, or many.
+// Modes of a variant: one operation in flight per process, or many.
 var Modes = []string{"sync", "async"}
 
 // Workloads are the workload ids an impl may declare (DESIGN §2).
@@ -34,13 +32,14 @@ var httpWorkloads = []string{"cachequeue", "fanout", "hello"}
 // Signals a manifest may name in stop.signal.
 var Signals = []string{"INT", "KILL", "QUIT", "TERM"}
 
-// Manifest is an impl.yaml: what the impl is, what it implements, what it needs and how it is
-// installed, started, found ready and stopped.
+// Manifest is an impl.yaml: what the impl is, the variants it can run, what it implements, what it
+// needs and how it is installed, started, found ready and stopped. docs/IMPLS.md explains every
+// field to impl authors.
 type Manifest struct {
-	Name        string              `yaml:"name"`        // unique, [a-z0-9-], e.g. "pika-publisher"
+	Name        string              `yaml:"name"`        // always <language>-<folder>, e.g. "python-pika-publisher"
 	Language    string              `yaml:"language"`    // one of Languages
-	Mode        string              `yaml:"mode"`        // sync or async
 	Description string              `yaml:"description"` // one line for `iobench impls`
+	Variants    []Variant           `yaml:"variants"`    // at least one; the first is the default
 	Workloads   map[string]Workload `yaml:"workloads"`   // workload id -> what the impl does for it
 	Requires    Requires            `yaml:"requires"`
 	Install     InstallSpec         `yaml:"install"`
@@ -52,43 +51,56 @@ type Manifest struct {
 	Dir string `yaml:"-"`
 }
 
-// Workload is what an impl does for one workload: HTTP routes it serves, queues it uses, or, for
-// publish, the variants it can run.
-type Workload struct {
-	Routes   []string  `yaml:"routes"`
-	Queues   []string  `yaml:"queues"`
-	Variants []Variant `yaml:"variants"`
-}
-
-// Variant is one selectable way an impl runs a workload (e.g. the seed's "4 processes"). Its
-// settings are handed to the impl through the environment (see VariantEnv) and tell iobench how
-// to prepare the queue and count at the broker.
+// Variant is one selectable way of running the impl: the seed's configuration or a fixed one,
+// sync or async. Start hands its name, mode and env to the impl (IOBENCH_VARIANT, IOBENCH_MODE).
 type Variant struct {
-	Name         string            `yaml:"name"`          // [a-z0-9-]
-	Description  string            `yaml:"description"`   // one line
-	Seed         string            `yaml:"seed"`          // the seed's row this reproduces, with its number
-	Queue        string            `yaml:"queue"`         // queue name (the seed's)
-	QueueDurable bool              `yaml:"queue_durable"` // declare the queue durable
-	Persistent   bool              `yaml:"persistent"`    // delivery mode 2
-	Confirm      bool              `yaml:"confirm"`       // publisher confirms
-	Concurrency  int               `yaml:"concurrency"`   // threads, processes or tasks; 0 = 1
-	Count        int               `yaml:"count"`         // messages, the seed's count
-	Env          map[string]string `yaml:"env"`           // extra environment for this variant
+	Name        string            `yaml:"name"`        // [a-z0-9-], unique in the manifest
+	Mode        string            `yaml:"mode"`        // sync or async
+	Description string            `yaml:"description"` // one line
+	Seed        string            `yaml:"seed"`        // the seed's figure this variant reproduces, if any
+	Env         map[string]string `yaml:"env"`         // extra environment for this variant
+	// Expect lists the seed flaws (ids of Findings) the variant reproduces on purpose: verify and
+	// the report show them as "seed flaw reproduced", not as failures.
+	Expect []string `yaml:"expect"`
 }
 
-// Requires lists the impl's prerequisites, each with a hint saying how to get it.
+// Workload is what an impl does for one workload: the HTTP routes it serves, the queues it uses,
+// or, for publish, each variant's settings.
+type Workload struct {
+	Routes []string `yaml:"routes"`
+	Queues []string `yaml:"queues"`
+	// Variants holds the publish workload's settings of each variant, by variant name.
+	Variants map[string]PublishSettings `yaml:"variants"`
+}
+
+// PublishSettings are one variant's publish settings: how iobench prepares the queue and counts
+// at the broker, and what it hands the impl (IOBENCH_QUEUE, IOBENCH_COUNT, ...).
+type PublishSettings struct {
+	Queue        string `yaml:"queue"`         // queue name (the seed's)
+	QueueDurable bool   `yaml:"queue_durable"` // declare the queue durable
+	Persistent   bool   `yaml:"persistent"`    // delivery mode 2
+	Confirm      bool   `yaml:"confirm"`       // publisher confirms
+	Concurrency  int    `yaml:"concurrency"`   // threads, processes or tasks; 0 = 1
+	Count        int    `yaml:"count"`         // messages, the seed's count
+}
+
+// Requires lists the impl's prerequisites. Each may carry a hint saying how to get it; the
+// toolchains derive one where they can (a PHP extension, a Python module from requirements.txt).
 type Requires struct {
 	Commands      []Requirement `yaml:"commands"`
 	Python        []Requirement `yaml:"python"`
 	Node          []Requirement `yaml:"node"`
 	PHPExtensions []Requirement `yaml:"php_extensions"`
+	PHPLibraries  []Requirement `yaml:"php_libraries"`
 }
 
 // Requirement is one prerequisite. For Python, Import is the module to import when it differs
-// from Name (the distribution name, e.g. aio-pika -> aio_pika).
+// from Name (the distribution name, e.g. aio-pika -> aio_pika); for a PHP library, File is the
+// file a Debian package installs (e.g. /usr/share/php/Symfony/Component/Yaml/autoload.php).
 type Requirement struct {
 	Name   string `yaml:"name"`
 	Import string `yaml:"import"`
+	File   string `yaml:"file"`
 	Hint   string `yaml:"hint"`
 }
 
@@ -102,16 +114,18 @@ type InstallSpec struct {
 	NPM string `yaml:"npm"`
 }
 
-// StartSpec is the impl's command line and fixed environment. The command runs in the impl's folder;
-// a first word "python" is the impl's virtualenv interpreter, "node" gets NODE_PATH set to its
-// installed modules; {dir} and {state} expand to the impl's folder and state directory.
+// StartSpec is the impl's command line and fixed environment. The command runs in the impl's
+// folder; a first word "iobench" is the running iobench executable, "python" the impl's
+// virtualenv interpreter, "node" gets NODE_PATH set to its installed modules; {dir} and {state}
+// expand to the impl's folder and state directory.
 type StartSpec struct {
 	Command []string          `yaml:"command"`
 	Env     map[string]string `yaml:"env"`
 }
 
 // ReadySpec says when the started impl is ready: a line it prints matching Log (a regular
-// expression), or accepting TCP connections on its IOBENCH_LISTEN address (TCP: listen).
+// expression; the bus report stream's "ready" is one), or accepting TCP connections on its
+// IOBENCH_LISTEN address (TCP: listen).
 type ReadySpec struct {
 	Log     string `yaml:"log"`
 	TCP     string `yaml:"tcp"`
@@ -140,14 +154,39 @@ func (m *Manifest) WorkloadNames() []string {
 	return out
 }
 
-// Variant returns the named variant of a workload, or false.
-func (m *Manifest) Variant(workload, name string) (Variant, bool) {
-	for _, v := range m.Workloads[workload].Variants {
-		if v.Name == name {
+// Variant returns the named variant, or the first (the default) for an empty name.
+func (m *Manifest) Variant(name string) (Variant, bool) {
+	for _, v := range m.Variants {
+		if name == "" || v.Name == name {
 			return v, true
 		}
 	}
 	return Variant{}, false
+}
+
+// VariantNames returns the names of the variants in manifest order.
+func (m *Manifest) VariantNames() []string {
+	out := make([]string, len(m.Variants))
+	for i, v := range m.Variants {
+		out[i] = v.Name
+	}
+	return out
+}
+
+// Publish returns the named variant (the first for "") with its publish settings, or false when
+// the impl has no such variant or does not implement publish.
+func (m *Manifest) Publish(variant string) (Variant, PublishSettings, bool) {
+	v, ok := m.Variant(variant)
+	if !ok {
+		return Variant{}, PublishSettings{}, false
+	}
+	s, ok := m.Workloads["publish"].Variants[v.Name]
+	return v, s, ok
+}
+
+// UnknownVariant is the one-line error for a variant name m does not have.
+func (m *Manifest) UnknownVariant(name string) error {
+	return fmt.Errorf("impl %s has no variant %q; choose from %s (see iobench impls)", m.Name, name, strings.Join(m.VariantNames(), ", "))
 }
 
 func durationOr(s string, def time.Duration) time.Duration {
@@ -166,7 +205,7 @@ var ErrManifest = errors.New("invalid impl manifest")
 
 // Problem is one thing wrong in a manifest: where, what, and what to do.
 type Problem struct {
-	Field string // e.g. "workloads.publish.variants[1].count"; empty for the file as a whole
+	Field string // e.g. "variants[1].mode"; empty for the file as a whole
 	Msg   string
 	Hint  string
 }
@@ -215,7 +254,7 @@ func Load(dir string) (*Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &ManifestError{Path: path, Problems: []Problem{{Msg: "no manifest", Hint: "every impl folder needs an " + ManifestFile + "; see iobench impls --help"}}}
+			return nil, &ManifestError{Path: path, Problems: []Problem{{Msg: "no manifest", Hint: "every impl folder needs an " + ManifestFile + "; see docs/IMPLS.md"}}}
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -230,24 +269,29 @@ func Load(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// Parse decodes and validates a manifest whose folder is dir (used to check that the files it
-// names exist; empty skips those checks). Every problem is reported in one *ManifestError.
+// exampleHint points a manifest author at a working manifest.
+const exampleHint = "start from impls/go/hello/impl.yaml; docs/IMPLS.md describes every field"
+
+// Parse decodes and validates a manifest whose folder is dir (used to check the name against the
+// folder and that the files it names exist; empty skips those checks). Every problem is reported
+// in one *ManifestError.
 func Parse(data []byte, dir string) (*Manifest, error) {
 	var probs []Problem
 	add := func(field, msg, hint string) { probs = append(probs, Problem{field, msg, hint}) }
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		add("", "not valid YAML: "+oneLine(strings.TrimPrefix(err.Error(), "yaml: ")), "fix the syntax; indentation uses spaces")
+	fail := func(msg, hint string) (*Manifest, error) {
+		add("", msg, hint)
 		return nil, &ManifestError{Path: ManifestFile, Problems: probs}
 	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return fail("not valid YAML: "+oneLine(strings.TrimPrefix(err.Error(), "yaml: ")), "fix the syntax; indentation uses spaces")
+	}
 	if len(root.Content) == 0 {
-		add("", "empty manifest", "start from impls/python/pika-publisher/impl.yaml")
-		return nil, &ManifestError{Path: ManifestFile, Problems: probs}
+		return fail("empty manifest", exampleHint)
 	}
 	doc := root.Content[0]
 	if doc.Kind != yaml.MappingNode {
-		add("", "the manifest must be a mapping of keys (name, language, ...)", "start from impls/python/pika-publisher/impl.yaml")
-		return nil, &ManifestError{Path: ManifestFile, Problems: probs}
+		return fail("the manifest must be a mapping of keys (name, language, ...)", exampleHint)
 	}
 	checkKeys(doc, manifestSchema, "", add)
 	var m Manifest
@@ -269,276 +313,5 @@ func Parse(data []byte, dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-
-// validate adds a problem for every field that is missing or wrong.
-func (m *Manifest) validate(add func(field, msg, hint string)) {
-	switch {
-	case m.Name == "":
-		add("name", "missing", "give the impl a name such as pika-publisher, usually its folder's")
-	case !nameRE.MatchString(m.Name):
-		add("name", fmt.Sprintf("%q is not a valid name", m.Name), "use lower-case letters, digits and '-'")
-	}
-	oneOf(add, "language", m.Language, Languages)
-	oneOf(add, "mode", m.Mode, Modes)
-	if len(m.Workloads) == 0 {
-		add("workloads", "missing", "declare at least one of "+strings.Join(Workloads, ", ")+" with what it needs")
-	}
-	for _, w := range m.WorkloadNames() {
-		m.validateWorkload(add, w, m.Workloads[w])
-	}
-	m.validateRequires(add)
-	m.validateInstall(add)
-	if len(m.Start.Command) == 0 || m.Start.Command[0] == "" {
-		add("start.command", "missing", `give the command as a list, e.g. ["python", "publisher.py"]`)
-	}
-	for k := range m.Start.Env {
-		if !envRE.MatchString(k) {
-			add("start.env."+k, "not a valid environment variable name", "use letters, digits and '_'")
-		}
-	}
-	switch {
-	case m.Ready.Log == "" && m.Ready.TCP == "":
-		add("ready", "missing", "say when the impl is ready: log: '^ready$' or tcp: listen")
-	case m.Ready.Log != "" && m.Ready.TCP != "":
-		add("ready", "both log and tcp given", "keep one of them")
-	case m.Ready.Log != "":
-		if _, err := regexp.Compile(m.Ready.Log); err != nil {
-			add("ready.log", "not a valid regular expression: "+oneLine(err.Error()), "use Go (RE2) syntax, e.g. '^ready$'")
-		}
-	case m.Ready.TCP != "listen":
-		add("ready.tcp", fmt.Sprintf("%q", m.Ready.TCP), "the only value is listen: the IOBENCH_LISTEN address")
-	}
-	checkDuration(add, "ready.timeout", m.Ready.Timeout)
-	if m.Stop.Signal != "" {
-		oneOf(add, "stop.signal", strings.TrimPrefix(m.Stop.Signal, "SIG"), Signals)
-	}
-	checkDuration(add, "stop.timeout", m.Stop.Timeout)
-}
-
-var envRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func (m *Manifest) validateWorkload(add func(field, msg, hint string), id string, w Workload) {
-	f := "workloads." + id
-	if !slices.Contains(Workloads, id) {
-		add(f, "unknown workload", "choose from "+strings.Join(Workloads, ", "))
-		return
-	}
-	switch {
-	case slices.Contains(httpWorkloads, id):
-		if len(w.Routes) == 0 {
-			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (DESIGN §5.3)")
-		}
-		for i, r := range w.Routes {
-			if !strings.HasPrefix(r, "/") {
-				add(fmt.Sprintf("%s.routes[%d]", f, i), fmt.Sprintf("%q does not start with /", r), "write the path, e.g. /cache/redis")
-			}
-		}
-	case id == "bus":
-		if len(w.Queues) == 0 {
-			add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
-		}
-	case id == "publish":
-		if len(w.Variants) == 0 {
-			add(f+".variants", "missing", "list at least one variant with name, queue and count")
-		}
-		seen := map[string]bool{}
-		for i, v := range w.Variants {
-			vf := fmt.Sprintf("%s.variants[%d]", f, i)
-			switch {
-			case v.Name == "":
-				add(vf+".name", "missing", "name the variant, e.g. single or processes")
-			case !nameRE.MatchString(v.Name):
-				add(vf+".name", fmt.Sprintf("%q is not a valid name", v.Name), "use lower-case letters, digits and '-'")
-			case seen[v.Name]:
-				add(vf+".name", fmt.Sprintf("%q used twice", v.Name), "give each variant its own name")
-			}
-			seen[v.Name] = true
-			if v.Queue == "" {
-				add(vf+".queue", "missing", "name the queue the variant publishes to (the seed's)")
-			}
-			if v.Count <= 0 {
-				add(vf+".count", fmt.Sprintf("%d", v.Count), "give the seed's message count, a positive number")
-			}
-			if v.Concurrency < 0 {
-				add(vf+".concurrency", fmt.Sprintf("%d", v.Concurrency), "use 0 or 1 for one, or the number of threads/processes/tasks")
-			}
-			if v.Persistent && !v.QueueDurable {
-				add(vf+".persistent", "persistent messages in a non-durable queue do not survive a restart", "set queue_durable: true")
-			}
-			for k := range v.Env {
-				if !envRE.MatchString(k) {
-					add(vf+".env."+k, "not a valid environment variable name", "use letters, digits and '_'")
-				}
-			}
-		}
-	}
-}
-
-func (m *Manifest) validateRequires(add func(field, msg, hint string)) {
-	lists := []struct {
-		field string
-		reqs  []Requirement
-	}{
-		{"requires.commands", m.Requires.Commands},
-		{"requires.python", m.Requires.Python},
-		{"requires.node", m.Requires.Node},
-		{"requires.php_extensions", m.Requires.PHPExtensions},
-	}
-	for _, l := range lists {
-		for i, r := range l.reqs {
-			f := fmt.Sprintf("%s[%d]", l.field, i)
-			if r.Name == "" {
-				add(f+".name", "missing", "name the command, package or extension")
-			}
-			if r.Hint == "" {
-				add(f+".hint", "missing", "say how to install it, e.g. 'apt-get install python3-venv'")
-			}
-		}
-	}
-	if len(m.Requires.Python) > 0 && m.Language != "python" {
-		add("requires.python", "Python packages for a "+m.Language+" impl", "move them to a Python impl or drop them")
-	}
-	if len(m.Requires.Node) > 0 && m.Language != "node" {
-		add("requires.node", "Node packages for a "+m.Language+" impl", "move them to a Node impl or drop them")
-	}
-}
-
-func (m *Manifest) validateInstall(add func(field, msg, hint string)) {
-	if m.Install.Venv != "" {
-		if m.Language != "python" {
-			add("install.venv", "a virtualenv for a "+m.Language+" impl", "only Python impls install with venv")
-		}
-		m.checkFile(add, "install.venv", m.Install.Venv, "add the file with pinned versions (pkg==1.2.3)")
-	}
-	if m.Install.NPM != "" {
-		if m.Language != "node" {
-			add("install.npm", "npm ci for a "+m.Language+" impl", "only Node impls install with npm")
-		}
-		if filepath.Base(m.Install.NPM) != "package-lock.json" {
-			add("install.npm", fmt.Sprintf("%q is not a package-lock.json", m.Install.NPM), "npm ci needs the lock file; run npm install once and commit package-lock.json")
-		} else {
-			m.checkFile(add, "install.npm", m.Install.NPM, "run npm install once and commit package-lock.json")
-			m.checkFile(add, "install.npm", filepath.Join(filepath.Dir(m.Install.NPM), "package.json"), "npm ci needs package.json beside the lock file")
-		}
-	}
-	if m.Language == "python" && len(m.Requires.Python) > 0 && m.Install.Venv == "" {
-		add("install.venv", "missing while requires.python lists packages", "name the requirements file, e.g. venv: requirements.txt")
-	}
-	if m.Language == "node" && len(m.Requires.Node) > 0 && m.Install.NPM == "" {
-		add("install.npm", "missing while requires.node lists packages", "name the lock file: npm: package-lock.json")
-	}
-}
-
-// checkFile adds a problem when rel is not a file inside the impl's folder.
-func (m *Manifest) checkFile(add func(field, msg, hint string), field, rel, hint string) {
-	if filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") {
-		add(field, fmt.Sprintf("%q is outside the impl folder", rel), "give a path relative to the folder of impl.yaml")
-		return
-	}
-	if m.Dir == "" {
-		return
-	}
-	if st, err := os.Stat(filepath.Join(m.Dir, rel)); err != nil || !st.Mode().IsRegular() {
-		add(field, fmt.Sprintf("%s not found in %s", rel, m.Dir), hint)
-	}
-}
-
-func oneOf(add func(field, msg, hint string), field, v string, allowed []string) {
-	switch {
-	case v == "":
-		add(field, "missing", "use one of "+strings.Join(allowed, ", "))
-	case !slices.Contains(allowed, v):
-		add(field, fmt.Sprintf("%q", v), "use one of "+strings.Join(allowed, ", "))
-	}
-}
-
-func checkDuration(add func(field, msg, hint string), field, v string) {
-	if v == "" {
-		return
-	}
-	if d, err := units.ParseDuration(v); err != nil || d == 0 {
-		add(field, fmt.Sprintf("%q is not a positive duration", v), "write e.g. 30s or 2m")
-	}
-}
-
 // oneLine folds a multi-line message into one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// schema nodes: which keys a mapping may have, so that a misspelt key is reported, not ignored.
-type (
-	leaf   struct{}
-	fields map[string]any
-	mapOf  struct{ elem any }
-	listOf struct{ elem any }
-	envMap struct{} // a mapping of strings (env)
-)
-
-var requirement = listOf{fields{"name": leaf{}, "import": leaf{}, "hint": leaf{}}}
-
-var manifestSchema = fields{
-	"name": leaf{}, "language": leaf{}, "mode": leaf{}, "description": leaf{},
-	"workloads": mapOf{fields{
-		"routes": leaf{}, "queues": leaf{},
-		"variants": listOf{fields{
-			"name": leaf{}, "description": leaf{}, "seed": leaf{}, "queue": leaf{}, "queue_durable": leaf{},
-			"persistent": leaf{}, "confirm": leaf{}, "concurrency": leaf{}, "count": leaf{}, "env": envMap{},
-		}},
-	}},
-	"requires": fields{"commands": requirement, "python": requirement, "node": requirement, "php_extensions": requirement},
-	"install":  fields{"venv": leaf{}, "npm": leaf{}},
-	"start":    fields{"command": leaf{}, "env": envMap{}},
-	"ready":    fields{"log": leaf{}, "tcp": leaf{}, "timeout": leaf{}},
-	"stop":     fields{"signal": leaf{}, "timeout": leaf{}},
-}
-
-// checkKeys reports keys the schema does not know, with the keys it does.
-func checkKeys(n *yaml.Node, schema any, path string, add func(field, msg, hint string)) {
-	join := func(k string) string {
-		if path == "" {
-			return k
-		}
-		return path + "." + k
-	}
-	switch s := schema.(type) {
-	case fields:
-		if n.Kind != yaml.MappingNode {
-			if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
-				add(path, "must be a mapping", "give it keys: "+strings.Join(sortedKeys(s), ", "))
-			}
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i].Value
-			sub, ok := s[k]
-			if !ok {
-				add(join(k), "unknown key", "known keys here: "+strings.Join(sortedKeys(s), ", "))
-				continue
-			}
-			checkKeys(n.Content[i+1], sub, join(k), add)
-		}
-	case mapOf:
-		if n.Kind != yaml.MappingNode {
-			return // the decoder reports the type
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			checkKeys(n.Content[i+1], s.elem, join(n.Content[i].Value), add)
-		}
-	case listOf:
-		if n.Kind != yaml.SequenceNode {
-			return
-		}
-		for i, c := range n.Content {
-			checkKeys(c, s.elem, fmt.Sprintf("%s[%d]", path, i), add)
-		}
-	}
-}
-
-func sortedKeys(f fields) []string {
-	out := make([]string, 0, len(f))
-	for k := range f {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -4,21 +4,29 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const goodManifest = `
-name: demo
+name: python-demo
 language: python
-mode: sync
 description: a demo
+variants:
+  - name: single
+    mode: sync
+    description: one at a time
+    env: {X: "1"}
+  - name: seed
+    mode: async
+    seed: "532.7 req/s"
+    expect: [content-length-mismatch]
 workloads:
   publish:
     variants:
-      - name: single
-        queue: q
-        count: 10
+      single: {queue: q, count: 10}
+      seed: {queue: q2, count: 20, concurrency: 4}
   hello:
     routes: ["/"]
 requires:
@@ -42,9 +50,14 @@ stop:
   timeout: 2s
 `
 
-func writeImpl(t *testing.T, manifest string, files ...string) string {
+// writeImpl writes manifest and files (each holding one line) into a new folder
+// <tmp>/<language>/<folder> (rel), so that the naming rule applies as in impls/.
+func writeImpl(t *testing.T, rel, manifest string, files ...string) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -57,19 +70,28 @@ func writeImpl(t *testing.T, manifest string, files ...string) string {
 }
 
 func TestLoadGood(t *testing.T) {
-	dir := writeImpl(t, goodManifest, "requirements.txt")
+	dir := writeImpl(t, "python/demo", goodManifest, "requirements.txt")
 	m, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Name != "demo" || m.Mode != "sync" || m.Dir != dir || m.Start.Env["FOO"] != "bar" {
+	if m.Name != "python-demo" || m.Dir != dir || m.Start.Env["FOO"] != "bar" {
 		t.Fatalf("manifest %+v", m)
 	}
 	if got := strings.Join(m.WorkloadNames(), ","); got != "hello,publish" {
 		t.Fatalf("workloads %s", got)
 	}
-	if v, ok := m.Variant("publish", "single"); !ok || v.Count != 10 {
-		t.Fatalf("variant %+v %v", v, ok)
+	if v, ok := m.Variant(""); !ok || v.Name != "single" || v.Mode != "sync" || v.Env["X"] != "1" {
+		t.Fatalf("default variant %+v %v", v, ok)
+	}
+	if v, s, ok := m.Publish("seed"); !ok || v.Mode != "async" || !v.Expects("content-length-mismatch") || s.Count != 20 || s.Concurrency != 4 {
+		t.Fatalf("publish variant %+v %+v %v", v, s, ok)
+	}
+	if _, ok := m.Variant("nope"); ok {
+		t.Fatal("unknown variant found")
+	}
+	if err := m.UnknownVariant("nope"); !strings.Contains(err.Error(), "choose from single, seed") {
+		t.Fatalf("UnknownVariant: %v", err)
 	}
 	if m.ReadyTimeout().String() != "10s" || m.StopTimeout().String() != "2s" {
 		t.Fatalf("timeouts %v %v", m.ReadyTimeout(), m.StopTimeout())
@@ -81,63 +103,86 @@ func TestLoadGood(t *testing.T) {
 func TestLoadBroken(t *testing.T) {
 	cases := []struct {
 		name     string
+		dir      string // <language>/<folder> the manifest is written to
 		manifest string
 		want     []string // each must appear in the error
 	}{
-		{"empty", "", []string{"empty manifest"}},
-		{"not yaml", "name: [unclosed", []string{"not valid YAML"}},
-		{"not a mapping", "- a\n- b\n", []string{"must be a mapping"}},
-		{"everything missing", "description: x\n", []string{
-			"name: missing", "language: missing", "mode: missing", "workloads: missing",
+		{"empty", "go/x", "", []string{"empty manifest"}},
+		{"not yaml", "go/x", "name: [unclosed", []string{"not valid YAML"}},
+		{"not a mapping", "go/x", "- a\n- b\n", []string{"must be a mapping"}},
+		{"everything missing", "go/x", "description: x\n", []string{
+			`name: missing`, "language: missing", "variants: missing", "workloads: missing",
 			"start.command: missing", "ready: missing"}},
-		{"bad values", `
+		{"name rule", "python/pika-publisher", "name: pika-publisher\nlanguage: python\n", []string{
+			`name: "pika-publisher" does not follow the rule <language>-<folder> (name it "python-pika-publisher"`}},
+		{"name of another folder", "python/pika-publisher", "name: python-pika\nlanguage: python\n", []string{
+			`name: "python-pika" does not follow the rule`, `name it "python-pika-publisher"`}},
+		{"old top-level mode", "python/x", "name: python-x\nlanguage: python\nmode: sync\n", []string{
+			"mode: unknown key (the mode is a variant's now"}},
+		{"variants", "node/x", `
+name: node-x
+language: node
+variants:
+  - {name: a, mode: sometimes, expect: [content-length-mismatch, teleport, content-length-mismatch]}
+  - {name: a, env: {"1BAD": x}}
+  - {mode: async}
+workloads: {hello: {routes: [/]}}
+start: {command: [node, x.js]}
+ready: {tcp: listen}
+`, []string{`variants[0].mode: "sometimes" (use one of sync, async)`, `variants[0].expect[1]: unknown finding "teleport"`,
+			`variants[0].expect[2]: "content-length-mismatch" listed twice`, `variants[1].name: "a" used twice`,
+			"variants[1].mode: missing", "variants[1].env.1BAD: not a valid environment variable name", "variants[2].name: missing"}},
+		{"bad values", "python/bad", `
 name: Bad_Name
 language: cobol
-mode: sometimes
+variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   teleport: {}
-  hello: {routes: ["nope"]}
+  hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}}
   publish:
     variants:
-      - {name: a, queue: q, count: 0}
-      - {name: a, count: 5, concurrency: -1, persistent: true}
+      a: {queue: q, count: 0}
+      c: {count: 5, concurrency: -1, persistent: true}
 start: {command: [x]}
 ready: {log: "(", tcp: listen}
 stop: {signal: HUP, timeout: forever}
 `, []string{
-			`name: "Bad_Name" is not a valid name`, `language: "cobol"`, `mode: "sometimes"`,
+			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
 			"workloads.teleport: unknown workload", `workloads.hello.routes[0]: "nope" does not start with /`,
-			"workloads.publish.variants[0].count: 0", `workloads.publish.variants[1].name: "a" used twice`,
-			"workloads.publish.variants[1].queue: missing", "workloads.publish.variants[1].concurrency: -1",
-			"variants[1].persistent: persistent messages in a non-durable queue", "ready: both log and tcp given",
+			"workloads.hello.variants: only publish takes per-variant settings",
+			"workloads.publish.variants.a.count: 0", `workloads.publish.variants: variant "b" has no publish settings`,
+			"workloads.publish.variants.c: not a declared variant", "workloads.publish.variants.c.queue: missing",
+			"workloads.publish.variants.c.concurrency: -1",
+			"variants.c.persistent: persistent messages in a non-durable queue", "ready: both log and tcp given",
 			`stop.signal: "HUP"`, `stop.timeout: "forever" is not a positive duration`}},
-		{"unknown keys and types", `
-name: demo
+		{"unknown keys and types", "python/demo", `
+name: python-demo
 language: python
-mode: async
-workloads: {publish: {variants: [{name: a, queue: q, count: many, colour: red}]}}
+variants: [{name: a, mode: async, colour: red}]
+workloads: {publish: {variants: {a: {queue: q, count: many}}}}
 start: {command: [python, x.py], cmd: y}
 ready: {log: ready}
-requires: {python: [{name: pika}]}
+requires: {python: [{name: pika}], commands: [{name: curl}]}
 install: {venv: missing.txt}
 extra: 1
 `, []string{"extra: unknown key", "start.cmd: unknown key", "variants[0].colour: unknown key",
-			"cannot unmarshal", "requires.python[0].hint: missing", "install.venv: missing.txt not found"}},
-		{"wrong language for install", `
-name: demo
+			"cannot unmarshal", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
+		{"wrong language for install", "php/demo", `
+name: php-demo
 language: php
-mode: sync
+variants: [{name: a, mode: sync}]
 workloads: {hello: {routes: ["/"]}}
-requires: {node: [{name: x, hint: y}]}
+requires: {node: [{name: x, hint: y}], php_libraries: [{name: symfony/yaml, file: Symfony/Yaml}]}
 install: {venv: r.txt, npm: package.json}
 start: {command: [php, x.php]}
 ready: {tcp: socket}
 `, []string{"install.venv: a virtualenv for a php impl", "install.npm: \"package.json\" is not a package-lock.json",
-			"requires.node: Node packages for a php impl", `ready.tcp: "socket"`}},
+			"requires.node: node prerequisites for a php impl", `ready.tcp: "socket"`,
+			`requires.php_libraries[0].file: "Symfony/Yaml" is not an absolute path`, "requires.php_libraries[0].hint: missing"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := writeImpl(t, tc.manifest)
+			dir := writeImpl(t, tc.dir, tc.manifest)
 			_, err := Load(dir)
 			var me *ManifestError
 			if !errors.As(err, &me) || !errors.Is(err, ErrManifest) {
@@ -171,53 +216,64 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 }
 
-// TestRepoImpls loads every manifest shipped in impls/.
+// TestRepoImpls loads every manifest shipped in impls/: each valid, named by the rule, the Go
+// built-ins among them.
 func TestRepoImpls(t *testing.T) {
 	entries, err := List("../../impls")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) < 2 {
-		t.Fatalf("found %d impls", len(entries))
-	}
+	names := map[string]bool{}
 	for _, e := range entries {
 		if e.Err != nil {
 			t.Errorf("%s: %v", e.Dir, e.Err)
+			continue
+		}
+		names[e.Manifest.Name] = true
+	}
+	for _, want := range []string{"go-hello", "go-bus", "python-asyncio-hello", "python-pika-publisher", "python-aio-pika-publisher"} {
+		if !names[want] {
+			t.Errorf("impls/ lacks %s: %v", want, names)
 		}
 	}
-	m, err := Find("../../impls", "pika-publisher")
+	m, err := Find("../../impls", "python-pika-publisher")
 	if err != nil || m.Language != "python" {
 		t.Fatalf("Find: %v %+v", err, m)
 	}
-	if _, err := Find("../../impls", "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "pika-publisher") {
-		t.Fatalf("Find unknown: %v", err)
+	if _, err := Find("../../impls", "pika-publisher"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "python-pika-publisher") {
+		t.Fatalf("Find by the old name: %v", err)
+	}
+	refs := WorkloadRefs(entries)
+	if got := strings.Join(refs["bus"], " "); got != "go-bus go-bus:sync go-bus:async" {
+		t.Errorf("bus refs %q", got)
+	}
+	if !slices.Contains(refs["hello"], "python-asyncio-hello") || !slices.Contains(refs["hello"], "go-hello:async") {
+		t.Errorf("hello refs %q", refs["hello"])
 	}
 }
 
-func TestListFlagsDuplicatesAndFolders(t *testing.T) {
-	root := t.TempDir()
-	mk := func(lang, name, manifest string) {
-		d := filepath.Join(root, lang, name)
-		os.MkdirAll(d, 0o755)
-		os.WriteFile(filepath.Join(d, ManifestFile), []byte(manifest), 0o644)
+func TestParseRef(t *testing.T) {
+	for ref, want := range map[string][2]string{"go-bus": {"go-bus", ""}, "go-bus:sync": {"go-bus", "sync"}, "x:": {"x", ""}} {
+		if n, v := ParseRef(ref); n != want[0] || v != want[1] {
+			t.Errorf("ParseRef(%q) = %q, %q", ref, n, v)
+		}
 	}
-	base := "mode: sync\nworkloads: {hello: {routes: [/]}}\nstart: {command: [x]}\nready: {tcp: listen}\n"
-	mk("php", "a", "name: same\nlanguage: php\n"+base)
-	mk("php", "b", "name: same\nlanguage: php\n"+base)
-	mk("node", "c", "name: other\nlanguage: php\n"+base)
+}
+
+func TestListFlagsLanguageFolder(t *testing.T) {
+	root := t.TempDir()
+	base := "variants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\nstart: {command: [x]}\nready: {tcp: listen}\n"
+	for rel, manifest := range map[string]string{"php/a": "name: php-a\nlanguage: php\n", "node/c": "name: php-c\nlanguage: php\n"} {
+		d := filepath.Join(root, rel)
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, ManifestFile), []byte(manifest+base), 0o644)
+	}
 	entries, err := List(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errs []string
-	for _, e := range entries {
-		if e.Err != nil {
-			errs = append(errs, e.Err.Error())
-		}
-	}
-	all := strings.Join(errs, "\n")
-	if len(errs) != 2 || !strings.Contains(all, "also the name of") || !strings.Contains(all, "in a folder for node") {
-		t.Fatalf("errors:\n%s", all)
+	if len(entries) != 2 || entries[1].Err != nil || entries[0].Err == nil || !strings.Contains(entries[0].Err.Error(), "in a folder for node") {
+		t.Fatalf("entries %+v", entries)
 	}
 }
 
@@ -225,10 +281,10 @@ func TestListFlagsDuplicatesAndFolders(t *testing.T) {
 // return a manifest that passes its own validation or a one-line *ManifestError.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(goodManifest))
-	f.Add([]byte("name: x\nworkloads: {publish: {variants: [{name: a}]}}"))
+	f.Add([]byte("name: x\nworkloads: {publish: {variants: {a: {}}}}"))
 	f.Add([]byte("{a: [1, {b: c}]}"))
 	f.Add([]byte("- - -"))
-	f.Add([]byte("ready: {log: '['}\nstop: {timeout: -1s}"))
+	f.Add([]byte("ready: {log: '['}\nstop: {timeout: -1s}\nvariants: [{expect: [x]}]"))
 	f.Add([]byte("workloads: !!binary aGVsbG8="))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(data, "")
@@ -242,7 +298,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if m.Name == "" || len(m.Workloads) == 0 || len(m.Start.Command) == 0 {
+		if m.Name == "" || len(m.Workloads) == 0 || len(m.Variants) == 0 || len(m.Start.Command) == 0 {
 			t.Fatalf("accepted an incomplete manifest: %+v", m)
 		}
 	})

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/iobench/iobench/internal/env"
 	"io"
 	"net"
 	"os"
@@ -17,13 +16,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/procstat"
 )
 
 // StartOptions configures Start.
 type StartOptions struct {
+	// Variant is the manifest variant to run; empty runs the first. The impl gets its name and
+	// mode (IOBENCH_VARIANT, IOBENCH_MODE) and its env.
+	Variant string
 	// Env holds the IOBENCH_* values of this run (Env* constants and workload-specific ones,
-	// e.g. IOBENCH_QUEUE); they override the manifest's start.env.
+	// e.g. IOBENCH_QUEUE); they override the manifest's start.env and the variant's env.
 	Env map[string]string
 	// OnLine, when set, receives every line the impl writes (stdout and stderr), in order per
 	// stream, from reader goroutines; it must be quick.
@@ -60,6 +63,10 @@ type Process struct {
 // the error ends with the impl's last lines.
 func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Process, error) {
 	m := inst.Manifest
+	v, ok := m.Variant(opts.Variant)
+	if !ok {
+		return nil, m.UnknownVariant(opts.Variant)
+	}
 	argv := inst.Command()
 	logDir := opts.LogDir
 	if logDir == "" {
@@ -98,7 +105,7 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = m.Dir
-	cmd.Env = inst.environ(opts.Env)
+	cmd.Env = inst.environ(v, opts.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -153,9 +160,10 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 
 var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.SIGKILL, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM}
 
-// environ is the impl's environment: ours without IOBENCH_*, the manifest's start.env, the
-// run's env, and what the installation needs (virtualenv, NODE_PATH, unbuffered Python output).
-func (inst *Installation) environ(run map[string]string) []string {
+// environ is the impl's environment: ours without IOBENCH_*, what the installation needs
+// (virtualenv, NODE_PATH, unbuffered Python output), the manifest's start.env, the variant's
+// name, mode and env, and the run's env.
+func (inst *Installation) environ(v Variant, run map[string]string) []string {
 	var vars []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -175,11 +183,10 @@ func (inst *Installation) environ(run map[string]string) []string {
 	if inst.NodePath != "" {
 		vars = setEnv(vars, "NODE_PATH", inst.NodePath)
 	}
-	for k, v := range inst.Manifest.Start.Env {
-		vars = setEnv(vars, k, v)
-	}
-	for k, v := range run {
-		vars = setEnv(vars, k, v)
+	for _, m := range []map[string]string{inst.Manifest.Start.Env, {env.Variant: v.Name, env.Mode: v.Mode}, v.Env, run} {
+		for k, val := range m {
+			vars = setEnv(vars, k, val)
+		}
 	}
 	return vars
 }

@@ -3,7 +3,7 @@ package impl
 import (
 	"context"
 	"errors"
-	"github.com/iobench/iobench/internal/env"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,17 +11,17 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iobench/iobench/internal/env"
 )
 
 // pyImpl writes a dependency-free Python impl running script.
 func pyImpl(t *testing.T, script, ready string, extra string) *Installation {
 	t.Helper()
-	dir := t.TempDir()
-	manifest := "name: t\nlanguage: python\nmode: sync\nworkloads: {hello: {routes: [/]}}\n" +
+	manifest := "name: python-t\nlanguage: python\nworkloads: {hello: {routes: [/]}}\n" +
+		"variants: [{name: one, mode: sync}, {name: two, mode: async, env: {IOBENCH_AMQP_URL: amqp://variant/, V: two}}]\n" +
 		"start: {command: [python3, app.py]}\n" + ready + extra
-	if err := os.WriteFile(filepath.Join(dir, ManifestFile), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeImpl(t, "python/t", manifest)
 	if err := os.WriteFile(filepath.Join(dir, "app.py"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,8 @@ def burn():
     end = time.process_time() + 0.4
     while time.process_time() < end:
         pass
-print("env", os.environ.get("IOBENCH_AMQP_URL"), os.environ.get("IOBENCH_SECRET_LEAK"), os.environ.get("PYTHONUNBUFFERED"))
+print("env", os.environ.get("IOBENCH_AMQP_URL"), os.environ.get("IOBENCH_SECRET_LEAK"), os.environ.get("PYTHONUNBUFFERED"),
+      os.environ.get("IOBENCH_VARIANT"), os.environ.get("IOBENCH_MODE"), os.environ.get("V"))
 print("ready")
 line = sys.stdin.readline().strip()
 p = multiprocessing.Process(target=burn); p.start(); p.join()
@@ -55,8 +56,12 @@ print("got", line)
 `, "ready: {log: '^ready$'}\n", "")
 	var mu sync.Mutex
 	var got []string
+	if _, err := inst.Start(t.Context(), StartOptions{Variant: "three"}); err == nil || !strings.Contains(err.Error(), `no variant "three"; choose from one, two`) {
+		t.Fatalf("unknown variant: %v", err)
+	}
 	p, err := inst.Start(t.Context(), StartOptions{
-		Env:    map[string]string{env.AMQPURL: "amqp://x/"},
+		Variant: "two",
+		Env:     map[string]string{env.AMQPURL: "amqp://x/"},
 		OnLine: func(l string) { mu.Lock(); got = append(got, l); mu.Unlock() },
 	})
 	if err != nil {
@@ -72,7 +77,7 @@ print("got", line)
 	mu.Lock()
 	lines := strings.Join(got, "\n")
 	mu.Unlock()
-	if !strings.Contains(lines, "env amqp://x/ None 1") || !strings.Contains(lines, "got go") {
+	if !strings.Contains(lines, "env amqp://x/ None 1 two async two") || !strings.Contains(lines, "got go") {
 		t.Fatalf("lines:\n%s", lines)
 	}
 	u := p.Usage()
@@ -162,10 +167,10 @@ func TestStartFailures(t *testing.T) {
 	})
 }
 
-// TestInstallPython installs the repo's pika-publisher into the default state directory (cached
+// TestInstallPython installs the repo's python-pika-publisher into the default state directory (cached
 // there, so reruns take no time), checks its prerequisites and that a second Install reuses it.
 func TestInstallPython(t *testing.T) {
-	m, err := Find("../../impls", "pika-publisher")
+	m, err := Find("../../impls", "python-pika-publisher")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,10 +191,10 @@ func TestInstallPython(t *testing.T) {
 }
 
 func TestInstallFailures(t *testing.T) {
-	base := "name: broken\nlanguage: python\nmode: sync\nworkloads: {hello: {routes: [/]}}\n" +
+	base := "name: python-broken\nlanguage: python\nvariants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\n" +
 		"start: {command: [python, app.py]}\nready: {tcp: listen}\ninstall: {venv: requirements.txt}\n"
 	t.Run("bad requirements", func(t *testing.T) {
-		dir := writeImpl(t, base)
+		dir := writeImpl(t, "python/broken", base)
 		os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte("pika=====1!!\n"), 0o644)
 		m, err := Load(dir)
 		if err != nil {
@@ -201,7 +206,7 @@ func TestInstallFailures(t *testing.T) {
 		}
 	})
 	t.Run("no python", func(t *testing.T) {
-		dir := writeImpl(t, base, "requirements.txt")
+		dir := writeImpl(t, "python/broken", base, "requirements.txt")
 		m, err := Load(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -213,7 +218,7 @@ func TestInstallFailures(t *testing.T) {
 		}
 	})
 	t.Run("missing prerequisites", func(t *testing.T) {
-		dir := writeImpl(t, "name: needy\nlanguage: python\nmode: sync\nworkloads: {hello: {routes: [/]}}\n"+
+		dir := writeImpl(t, "python/needy", "name: python-needy\nlanguage: python\nvariants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\n"+
 			"start: {command: [python3, app.py]}\nready: {tcp: listen}\n"+
 			"requires: {commands: [{name: no-such-command-iobench, hint: apt-get install it}]}\n")
 		m, err := Load(dir)
@@ -225,8 +230,56 @@ func TestInstallFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = inst.Check(t.Context())
-		if !errors.Is(err, ErrMissing) || err.Error() != "impl needy: missing command no-such-command-iobench (apt-get install it)" {
+		if !errors.Is(err, ErrMissing) || err.Error() != "impl python-needy: missing command no-such-command-iobench (apt-get install it)" {
 			t.Fatalf("error %v", err)
 		}
 	})
+}
+
+// TestAsyncioHello starts the repo's python-asyncio-hello: every route check passes (framing
+// and keep-alive included), two pipelined requests get two answers in order, and the server
+// stops on SIGTERM.
+func TestAsyncioHello(t *testing.T) {
+	m, err := Find("../../impls", "python-asyncio-hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.Check(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	p, err := inst.Start(t.Context(), StartOptions{Env: map[string]string{env.Listen: addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	if problems := CheckRoutes(t.Context(), addr, m.Workloads["hello"].Routes); len(problems) > 0 {
+		t.Fatalf("problems %q", problems)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+	got, _ := io.ReadAll(c)
+	want := "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!" +
+		"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 32\r\n\r\nnot found: only GET / is served\n"
+	if string(got) != want {
+		t.Fatalf("pipelined answers\n%q\nwant\n%q", got, want)
+	}
+	p.Stop()
+	if u := p.Usage(); u.CPU() <= 0 || u.PeakRSS == 0 {
+		t.Fatalf("usage %+v", u)
+	}
 }

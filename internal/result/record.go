@@ -10,11 +10,13 @@ const SchemaVersion = 1
 // Record is the result of one measured run.
 type Record struct {
 	SchemaVersion int            `json:"schema_version"`
-	Workload      string         `json:"workload"`             // http, hello, bus, publish, ...
-	Impl          string         `json:"impl,omitempty"`       // the system under test, e.g. "go-hello"
-	Mode          string         `json:"mode,omitempty"`       // sync or async, where the workload has modes
-	LoadModel     string         `json:"load_model,omitempty"` // closed or open
-	Target        string         `json:"target,omitempty"`     // URL or queue measured, passwords redacted
+	Workload      string         `json:"workload"`                    // http, hello, bus, publish, ...
+	Impl          string         `json:"impl,omitempty"`              // the system under test, e.g. "go-hello"
+	Mode          string         `json:"mode,omitempty"`              // sync or async, where the workload has modes
+	Variant       string         `json:"variant,omitempty"`           // the impl's variant (its impl.yaml)
+	Expect        []string       `json:"expected_findings,omitempty"` // seed flaws the variant reproduces on purpose (impl.Findings)
+	LoadModel     string         `json:"load_model,omitempty"`        // closed or open
+	Target        string         `json:"target,omitempty"`            // URL or queue measured, passwords redacted
 	Parameters    map[string]any `json:"parameters"`
 	Command       []string       `json:"command"` // the exact command line that produced the record
 	Environment   Environment    `json:"environment"`

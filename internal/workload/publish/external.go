@@ -29,7 +29,7 @@ var ErrImpl = errors.New("publisher impl failed")
 // recorded for contrast only) and exits 0. iobench declares the queue; the impl does not.
 type ImplConfig struct {
 	Installation *impl.Installation
-	Variant      string // one of the manifest's workloads.publish.variants
+	Variant      string // one of the manifest's variants, with settings in workloads.publish.variants
 	URL          string
 	Count        int           // 0: the variant's count
 	Concurrency  int           // 0: the variant's concurrency
@@ -46,8 +46,9 @@ type ImplConfig struct {
 
 // external is the state of an impl run.
 type external struct {
-	inst    *impl.Installation
-	variant impl.Variant
+	inst     *impl.Installation
+	variant  impl.Variant
+	settings impl.PublishSettings
 	proc    *impl.Process
 	usage   procstat.Usage
 	err     error
@@ -62,23 +63,19 @@ type external struct {
 // broker. The impl's own rate is recorded as SelfReported, never used.
 func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	m := ic.Installation.Manifest
-	v, ok := m.Variant("publish", ic.Variant)
+	v, s, ok := m.Publish(ic.Variant)
 	if !ok {
-		var names []string
-		for _, x := range m.Workloads["publish"].Variants {
-			names = append(names, x.Name)
-		}
-		if len(names) == 0 {
+		if _, implements := m.Workloads["publish"]; !implements {
 			return nil, badInput("impl %s does not implement the publish workload", m.Name)
 		}
-		return nil, badInput("impl %s has no publish variant %q; choose from %s", m.Name, ic.Variant, strings.Join(names, ", "))
+		return nil, badInput("%v", m.UnknownVariant(ic.Variant))
 	}
 	cfg := Config{
-		URL: ic.URL, Queue: v.Queue, Publishers: max(v.Concurrency, 1), Persistent: v.Persistent,
-		QueueDurable: v.QueueDurable, Body: BodySeed, Count: int64(v.Count), DrainTimeout: ic.DrainTimeout,
+		URL: ic.URL, Queue: s.Queue, Publishers: max(s.Concurrency, 1), Persistent: s.Persistent,
+		QueueDurable: s.QueueDurable, Body: BodySeed, Count: int64(s.Count), DrainTimeout: ic.DrainTimeout,
 		Command: ic.Command, Versions: ic.Versions, BrokerPIDs: ic.BrokerPIDs, Log: ic.Log, Progress: ic.Progress,
 	}
-	if v.Confirm {
+	if s.Confirm {
 		cfg.Confirm = 1
 	}
 	if ic.Queue != "" {
@@ -93,7 +90,7 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v}}
+	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v, settings: s}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,13 +115,10 @@ func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 	c, e := &r.cfg, r.ext
 	vars := map[string]string{
 		env.AMQPURL: c.URL, env.Concurrency: strconv.Itoa(c.Publishers),
-		env.Queue: c.Queue, env.Count: strconv.FormatInt(c.Count, 10), env.Variant: e.variant.Name,
+		env.Queue: c.Queue, env.Count: strconv.FormatInt(c.Count, 10),
 		env.Persistent: boolEnv(c.Persistent), env.Confirm: boolEnv(c.Confirm > 0),
 	}
-	for k, v := range e.variant.Env {
-		vars[k] = v
-	}
-	proc, err := e.inst.Start(ctx, impl.StartOptions{Env: vars, OnLine: e.line})
+	proc, err := e.inst.Start(ctx, impl.StartOptions{Variant: e.variant.Name, Env: vars, OnLine: e.line})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrImpl, err)
 	}

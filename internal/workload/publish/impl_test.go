@@ -31,13 +31,13 @@ func install(t *testing.T, name string) *impl.Installation {
 // delivery mode, read back from the broker, must be the variant's.
 func TestPythonImplsEndToEnd(t *testing.T) {
 	url := servicetest.URL(t, "rabbitmq")
-	for _, name := range []string{"pika-publisher", "aio-pika-publisher"} {
+	for _, name := range []string{"python-pika-publisher", "python-aio-pika-publisher"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			inst := install(t, name)
 			checks := publish.VerifyImpl(t.Context(), publish.ImplConfig{Installation: inst, URL: url, Count: 150})
-			if len(checks) != len(inst.Manifest.Workloads["publish"].Variants) {
-				t.Fatalf("%d checks for %d variants", len(checks), len(inst.Manifest.Workloads["publish"].Variants))
+			if len(checks) != len(inst.Manifest.Variants) {
+				t.Fatalf("%d checks for %d variants", len(checks), len(inst.Manifest.Variants))
 			}
 			for _, c := range checks {
 				if !c.OK {
@@ -50,7 +50,7 @@ func TestPythonImplsEndToEnd(t *testing.T) {
 
 func TestImplRecord(t *testing.T) {
 	t.Parallel()
-	inst := install(t, "pika-publisher")
+	inst := install(t, "python-pika-publisher")
 	rec, err := publish.RunImpl(t.Context(), publish.ImplConfig{
 		Installation: inst, Variant: "processes", URL: servicetest.URL(t, "rabbitmq"), Count: 1001, Concurrency: 2,
 		Queue: queueName(t),
@@ -59,7 +59,7 @@ func TestImplRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := rec.Publish
-	if rec.Impl != "pika-publisher" || p.Variant != "processes" || p.Accepted != 1001 || p.SelfReported == nil || p.SelfReported.Sent != 1001 {
+	if rec.Impl != "python-pika-publisher" || rec.Variant != "processes" || rec.Mode != "sync" || p.Variant != "processes" || p.Accepted != 1001 || p.SelfReported == nil || p.SelfReported.Sent != 1001 {
 		t.Fatalf("record %+v publish %+v", rec, p)
 	}
 	var sut bool

@@ -85,7 +85,8 @@ func (r *run) record(ctx context.Context) *result.Record {
 	}
 	if r.ext != nil {
 		m := r.ext.inst.Manifest
-		rec.Impl, rec.Mode, rec.LoadModel = m.Name, m.Mode, ""
+		v := r.ext.variant
+		rec.Impl, rec.Variant, rec.Mode, rec.Expect, rec.LoadModel = m.Name, v.Name, v.Mode, v.Expect, ""
 		rec.Counts.Attempted = c.Count
 	}
 	rec.Throughput.BytesPerSec = math.Round(pub.Broker.Mean * float64(pub.BodyBytes))

@@ -30,12 +30,12 @@ type Seed2Row struct {
 // seed did not have.
 func Seed2Rows() []Seed2Row {
 	rows := []Seed2Row{
-		{Lang: "Python", Name: "Single Thread (Persistent)", Seed: "~1,400, 'with publisher confirms'", SeedRate: 1400, Impl: "pika-publisher", Variant: "single-persistent"},
-		{Lang: "Python", Name: "Single Thread (Optimized)", Seed: "~22,000, non-persistent", SeedRate: 22000, Impl: "pika-publisher", Variant: "single"},
-		{Lang: "Python", Name: "Multi-threading (8 threads)", Seed: "~5,900", SeedRate: 5900, Impl: "pika-publisher", Variant: "threads"},
-		{Lang: "Python", Name: "Multiprocessing (4 processes)", Seed: "72,204", SeedRate: 72204, Impl: "pika-publisher", Variant: "processes"},
-		{Lang: "Python", Name: "asyncio, aio-pika (8 tasks)", Seed: "(not in the seed)", Impl: "aio-pika-publisher", Variant: "async"},
-		{Lang: "Python", Name: "asyncio, aio-pika, persistent + confirms (100 in flight)", Seed: "(not in the seed)", Impl: "aio-pika-publisher", Variant: "async-confirm"},
+		{Lang: "Python", Name: "Single Thread (Persistent)", Seed: "~1,400, 'with publisher confirms'", SeedRate: 1400, Impl: "python-pika-publisher", Variant: "single-persistent"},
+		{Lang: "Python", Name: "Single Thread (Optimized)", Seed: "~22,000, non-persistent", SeedRate: 22000, Impl: "python-pika-publisher", Variant: "single"},
+		{Lang: "Python", Name: "Multi-threading (8 threads)", Seed: "~5,900", SeedRate: 5900, Impl: "python-pika-publisher", Variant: "threads"},
+		{Lang: "Python", Name: "Multiprocessing (4 processes)", Seed: "72,204", SeedRate: 72204, Impl: "python-pika-publisher", Variant: "processes"},
+		{Lang: "Python", Name: "asyncio, aio-pika (8 tasks)", Seed: "(not in the seed)", Impl: "python-aio-pika-publisher", Variant: "async"},
+		{Lang: "Python", Name: "asyncio, aio-pika, persistent + confirms (100 in flight)", Seed: "(not in the seed)", Impl: "python-aio-pika-publisher", Variant: "async-confirm"},
 	}
 	for _, p := range Presets() {
 		name := map[string]string{"go-single": "Single Goroutine", "go-pool": "Worker Pool (NumCPU workers)", "go-ultra": "Ultra-optimized (2 x NumCPU)"}[p.Name]
@@ -48,7 +48,7 @@ func Seed2Rows() []Seed2Row {
 // Seed2Config configures Seed2.
 type Seed2Config struct {
 	URL string
-	// Installations are the installed Python impls by name (pika-publisher, aio-pika-publisher).
+	// Installations are the installed Python impls by name (python-pika-publisher, python-aio-pika-publisher).
 	Installations map[string]*impl.Installation
 	// Scale multiplies every row's message count (1 = the seed's counts; 0.1 for a quick look).
 	Scale float64
@@ -89,10 +89,10 @@ func Seed2(ctx context.Context, cfg Seed2Config) []Seed2Row {
 			if inst == nil {
 				row.Err = fmt.Errorf("impl %s not installed", row.Impl)
 			} else {
-				v, _ := inst.Manifest.Variant("publish", row.Variant)
+				_, s, _ := inst.Manifest.Publish(row.Variant)
 				row.Record, row.Err = RunImpl(ctx, ImplConfig{
 					Installation: inst, Variant: row.Variant, URL: cfg.URL,
-					Count:   int(scaled(int64(v.Count), scale, int64(max(v.Concurrency, 1)))),
+					Count:   int(scaled(int64(s.Count), scale, int64(max(s.Concurrency, 1)))),
 					Command: cfg.Command, Versions: cfg.Versions, BrokerPIDs: cfg.BrokerPIDs, Log: cfg.Log,
 				})
 			}

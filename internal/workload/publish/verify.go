@@ -23,16 +23,18 @@ func VerifyImpl(ctx context.Context, ic ImplConfig) []Check {
 		n = 200
 	}
 	var out []Check
-	for _, v := range ic.Installation.Manifest.Workloads["publish"].Variants {
-		if ctx.Err() != nil {
-			break
+	m := ic.Installation.Manifest
+	for _, name := range m.VariantNames() {
+		_, v, ok := m.Publish(name)
+		if !ok || ctx.Err() != nil {
+			continue
 		}
 		c := ic
-		c.Variant, c.Count = v.Name, min(n, v.Count)
+		c.Variant, c.Count = name, min(n, v.Count)
 		c.Count = max(c.Count, max(v.Concurrency, 1))
 		c.Progress = nil
 		rec, err := RunImpl(ctx, c)
-		ch := Check{Variant: v.Name}
+		ch := Check{Variant: name}
 		var problems []string
 		if err != nil {
 			problems = append(problems, oneLine(err.Error()))

@@ -1,0 +1,367 @@
+package impl
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/iobench/iobench/internal/units"
+)
+
+// addFunc records one problem of a manifest.
+type addFunc func(field, msg, hint string)
+
+var (
+	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// validate adds a problem for every field that is missing or wrong.
+func (m *Manifest) validate(add addFunc) {
+	m.validateName(add)
+	oneOf(add, "language", m.Language, Languages)
+	m.validateVariants(add)
+	if len(m.Workloads) == 0 {
+		add("workloads", "missing", "declare at least one of "+strings.Join(Workloads, ", ")+" with what it needs")
+	}
+	for _, w := range m.WorkloadNames() {
+		m.validateWorkload(add, w, m.Workloads[w])
+	}
+	m.validateRequires(add)
+	m.validateInstall(add)
+	if len(m.Start.Command) == 0 || m.Start.Command[0] == "" {
+		add("start.command", "missing", `give the command as a list, e.g. ["python", "server.py"]`)
+	}
+	checkEnv(add, "start.env", m.Start.Env)
+	m.validateReady(add)
+	if m.Stop.Signal != "" {
+		oneOf(add, "stop.signal", strings.TrimPrefix(m.Stop.Signal, "SIG"), Signals)
+	}
+	checkDuration(add, "stop.timeout", m.Stop.Timeout)
+}
+
+// validateName checks the one naming rule: <language>-<folder>.
+func (m *Manifest) validateName(add addFunc) {
+	want := ""
+	if m.Dir != "" && m.Language != "" {
+		want = m.Language + "-" + filepath.Base(m.Dir)
+	}
+	hint := "name an impl <language>-<folder>, e.g. python-pika-publisher for impls/python/pika-publisher"
+	if want != "" {
+		hint = fmt.Sprintf("name it %q: <language>-<folder>", want)
+	}
+	switch {
+	case m.Name == "":
+		add("name", "missing", hint)
+	case !nameRE.MatchString(m.Name):
+		add("name", fmt.Sprintf("%q is not a valid name", m.Name), "use lower-case letters, digits and '-'; "+hint)
+	case want != "" && m.Name != want, m.Language != "" && !strings.HasPrefix(m.Name, m.Language+"-"):
+		add("name", fmt.Sprintf("%q does not follow the rule <language>-<folder>", m.Name), hint)
+	}
+}
+
+// validateVariants checks the variants: at least one, each named once, with a mode, known
+// expected findings and a valid environment.
+func (m *Manifest) validateVariants(add addFunc) {
+	if len(m.Variants) == 0 {
+		add("variants", "missing", "declare at least one, e.g. variants: [{name: async, mode: async, description: ...}]")
+	}
+	seen := map[string]bool{}
+	for i, v := range m.Variants {
+		f := fmt.Sprintf("variants[%d]", i)
+		switch {
+		case v.Name == "":
+			add(f+".name", "missing", "name the variant, e.g. sync, async or seed")
+		case !nameRE.MatchString(v.Name):
+			add(f+".name", fmt.Sprintf("%q is not a valid name", v.Name), "use lower-case letters, digits and '-'")
+		case seen[v.Name]:
+			add(f+".name", fmt.Sprintf("%q used twice", v.Name), "give each variant its own name")
+		}
+		seen[v.Name] = true
+		oneOf(add, f+".mode", v.Mode, Modes)
+		checkEnv(add, f+".env", v.Env)
+		for j, id := range v.Expect {
+			ff := fmt.Sprintf("%s.expect[%d]", f, j)
+			if _, ok := Findings[id]; !ok {
+				add(ff, fmt.Sprintf("unknown finding %q", id), "use one of "+strings.Join(FindingIDs(), ", "))
+			} else if slices.Index(v.Expect, id) != j {
+				add(ff, fmt.Sprintf("%q listed twice", id), "list each finding once")
+			}
+		}
+	}
+}
+
+func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
+	f := "workloads." + id
+	if !slices.Contains(Workloads, id) {
+		add(f, "unknown workload", "choose from "+strings.Join(Workloads, ", "))
+		return
+	}
+	if id != "publish" && w.Variants != nil {
+		add(f+".variants", "only publish takes per-variant settings", "give the variants at the top level (variants: [...])")
+	}
+	switch {
+	case slices.Contains(httpWorkloads, id):
+		if len(w.Routes) == 0 {
+			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (DESIGN §5.3)")
+		}
+		for i, r := range w.Routes {
+			if !strings.HasPrefix(r, "/") {
+				add(fmt.Sprintf("%s.routes[%d]", f, i), fmt.Sprintf("%q does not start with /", r), "write the path, e.g. /cache/redis")
+			}
+		}
+	case id == "bus":
+		if len(w.Queues) == 0 {
+			add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
+		}
+	case id == "publish":
+		m.validatePublish(add, f, w.Variants)
+	}
+}
+
+// validatePublish checks that every variant has publish settings and every settings entry
+// names a variant.
+func (m *Manifest) validatePublish(add addFunc, f string, settings map[string]PublishSettings) {
+	declared := map[string]bool{}
+	for _, v := range m.Variants {
+		declared[v.Name] = true
+		if _, ok := settings[v.Name]; !ok && v.Name != "" {
+			add(f+".variants", fmt.Sprintf("variant %q has no publish settings", v.Name),
+				fmt.Sprintf("add %s.variants.%s: {queue: ..., count: ...}", f, v.Name))
+		}
+	}
+	names := make([]string, 0, len(settings))
+	for name := range settings {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s, vf := settings[name], f+".variants."+name
+		if !declared[name] {
+			add(vf, "not a declared variant", "declare it under variants: or fix the name ("+strings.Join(m.VariantNames(), ", ")+")")
+		}
+		if s.Queue == "" {
+			add(vf+".queue", "missing", "name the queue the variant publishes to (the seed's)")
+		}
+		if s.Count <= 0 {
+			add(vf+".count", fmt.Sprintf("%d", s.Count), "give the seed's message count, a positive number")
+		}
+		if s.Concurrency < 0 {
+			add(vf+".concurrency", fmt.Sprintf("%d", s.Concurrency), "use 0 or 1 for one, or the number of threads/processes/tasks")
+		}
+		if s.Persistent && !s.QueueDurable {
+			add(vf+".persistent", "persistent messages in a non-durable queue do not survive a restart", "set queue_durable: true")
+		}
+	}
+}
+
+func (m *Manifest) validateRequires(add addFunc) {
+	lists := []struct {
+		field      string
+		reqs       []Requirement
+		language   string // the only language the list is for; "" for any
+		needsHint  bool   // no toolchain can derive the hint
+		needsFile  bool
+		whatToName string
+	}{
+		{"requires.commands", m.Requires.Commands, "", true, false, "the command"},
+		{"requires.python", m.Requires.Python, "python", false, false, "the package"},
+		{"requires.node", m.Requires.Node, "node", false, false, "the package"},
+		{"requires.php_extensions", m.Requires.PHPExtensions, "php", false, false, "the extension as php -m lists it"},
+		{"requires.php_libraries", m.Requires.PHPLibraries, "php", true, true, "the library, e.g. symfony/yaml"},
+	}
+	for _, l := range lists {
+		if len(l.reqs) > 0 && l.language != "" && m.Language != l.language {
+			add(l.field, fmt.Sprintf("%s prerequisites for a %s impl", l.language, m.Language), "move them to a "+l.language+" impl or drop them")
+		}
+		for i, r := range l.reqs {
+			f := fmt.Sprintf("%s[%d]", l.field, i)
+			if r.Name == "" {
+				add(f+".name", "missing", "name "+l.whatToName)
+			}
+			if l.needsHint && r.Hint == "" {
+				add(f+".hint", "missing", "say how to install it, e.g. 'apt-get install php-symfony-yaml'")
+			}
+			if l.needsFile && !filepath.IsAbs(r.File) {
+				add(f+".file", fmt.Sprintf("%q is not an absolute path", r.File), "give the file the Debian package installs, e.g. /usr/share/php/Symfony/Component/Yaml/autoload.php")
+			}
+		}
+	}
+}
+
+func (m *Manifest) validateInstall(add addFunc) {
+	if m.Install.Venv != "" {
+		if m.Language != "python" {
+			add("install.venv", "a virtualenv for a "+m.Language+" impl", "only Python impls install with venv")
+		}
+		m.checkFile(add, "install.venv", m.Install.Venv, "add the file with pinned versions (pkg==1.2.3)")
+	}
+	if m.Install.NPM != "" {
+		if m.Language != "node" {
+			add("install.npm", "npm ci for a "+m.Language+" impl", "only Node impls install with npm")
+		}
+		if filepath.Base(m.Install.NPM) != "package-lock.json" {
+			add("install.npm", fmt.Sprintf("%q is not a package-lock.json", m.Install.NPM), "npm ci needs the lock file; run npm install once and commit package-lock.json")
+		} else {
+			m.checkFile(add, "install.npm", m.Install.NPM, "run npm install once and commit package-lock.json")
+			m.checkFile(add, "install.npm", filepath.Join(filepath.Dir(m.Install.NPM), "package.json"), "npm ci needs package.json beside the lock file")
+		}
+	}
+	if m.Language == "python" && len(m.Requires.Python) > 0 && m.Install.Venv == "" {
+		add("install.venv", "missing while requires.python lists packages", "name the requirements file, e.g. venv: requirements.txt")
+	}
+	if m.Language == "node" && len(m.Requires.Node) > 0 && m.Install.NPM == "" {
+		add("install.npm", "missing while requires.node lists packages", "name the lock file: npm: package-lock.json")
+	}
+}
+
+func (m *Manifest) validateReady(add addFunc) {
+	switch {
+	case m.Ready.Log == "" && m.Ready.TCP == "":
+		add("ready", "missing", "say when the impl is ready: log: '^ready$' or tcp: listen")
+	case m.Ready.Log != "" && m.Ready.TCP != "":
+		add("ready", "both log and tcp given", "keep one of them")
+	case m.Ready.Log != "":
+		if _, err := regexp.Compile(m.Ready.Log); err != nil {
+			add("ready.log", "not a valid regular expression: "+oneLine(err.Error()), "use Go (RE2) syntax, e.g. '^ready$'")
+		}
+	case m.Ready.TCP != "listen":
+		add("ready.tcp", fmt.Sprintf("%q", m.Ready.TCP), "the only value is listen: the IOBENCH_LISTEN address")
+	}
+	checkDuration(add, "ready.timeout", m.Ready.Timeout)
+}
+
+// checkFile adds a problem when rel is not a file inside the impl's folder.
+func (m *Manifest) checkFile(add addFunc, field, rel, hint string) {
+	if filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") {
+		add(field, fmt.Sprintf("%q is outside the impl folder", rel), "give a path relative to the folder of impl.yaml")
+		return
+	}
+	if m.Dir == "" {
+		return
+	}
+	if st, err := os.Stat(filepath.Join(m.Dir, rel)); err != nil || !st.Mode().IsRegular() {
+		add(field, fmt.Sprintf("%s not found in %s", rel, m.Dir), hint)
+	}
+}
+
+func checkEnv(add addFunc, field string, env map[string]string) {
+	for k := range env {
+		if !envRE.MatchString(k) {
+			add(field+"."+k, "not a valid environment variable name", "use letters, digits and '_'")
+		}
+	}
+}
+
+func oneOf(add addFunc, field, v string, allowed []string) {
+	switch {
+	case v == "":
+		add(field, "missing", "use one of "+strings.Join(allowed, ", "))
+	case !slices.Contains(allowed, v):
+		add(field, fmt.Sprintf("%q", v), "use one of "+strings.Join(allowed, ", "))
+	}
+}
+
+func checkDuration(add addFunc, field, v string) {
+	if v == "" {
+		return
+	}
+	if d, err := units.ParseDuration(v); err != nil || d == 0 {
+		add(field, fmt.Sprintf("%q is not a positive duration", v), "write e.g. 30s or 2m")
+	}
+}
+
+// schema nodes: which keys a mapping may have, so that a misspelt key is reported, not ignored.
+type (
+	leaf   struct{}
+	fields map[string]any
+	mapOf  struct{ elem any }
+	listOf struct{ elem any }
+)
+
+var requirement = listOf{fields{"name": leaf{}, "import": leaf{}, "file": leaf{}, "hint": leaf{}}}
+
+var manifestSchema = fields{
+	"name": leaf{}, "language": leaf{}, "description": leaf{},
+	"variants": listOf{fields{
+		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
+	}},
+	"workloads": mapOf{fields{
+		"routes": leaf{}, "queues": leaf{},
+		"variants": mapOf{fields{
+			"queue": leaf{}, "queue_durable": leaf{}, "persistent": leaf{}, "confirm": leaf{}, "concurrency": leaf{}, "count": leaf{},
+		}},
+	}},
+	"requires": fields{"commands": requirement, "python": requirement, "node": requirement,
+		"php_extensions": requirement, "php_libraries": requirement},
+	"install": fields{"venv": leaf{}, "npm": leaf{}},
+	"start":   fields{"command": leaf{}, "env": leaf{}},
+	"ready":   fields{"log": leaf{}, "tcp": leaf{}, "timeout": leaf{}},
+	"stop":    fields{"signal": leaf{}, "timeout": leaf{}},
+}
+
+// movedKeys are keys of an older manifest format, with where they went.
+var movedKeys = map[string]string{
+	"mode": "the mode is a variant's now: variants: [{name: async, mode: async}]",
+}
+
+// checkKeys reports keys the schema does not know, with the keys it does.
+func checkKeys(n *yaml.Node, schema any, path string, add addFunc) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch s := schema.(type) {
+	case fields:
+		if n.Kind != yaml.MappingNode {
+			if n.Kind != yaml.ScalarNode || n.Tag != "!!null" {
+				add(path, "must be a mapping", "give it keys: "+strings.Join(sortedKeys(s), ", "))
+			}
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			sub, ok := s[k]
+			if !ok {
+				hint := "known keys here: " + strings.Join(sortedKeys(s), ", ")
+				if moved, ok := movedKeys[k]; ok && path == "" {
+					hint = moved
+				}
+				add(join(k), "unknown key", hint)
+				continue
+			}
+			checkKeys(n.Content[i+1], sub, join(k), add)
+		}
+	case mapOf:
+		if n.Kind != yaml.MappingNode {
+			return // the decoder reports the type
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			checkKeys(n.Content[i+1], s.elem, join(n.Content[i].Value), add)
+		}
+	case listOf:
+		if n.Kind != yaml.SequenceNode {
+			return
+		}
+		for i, c := range n.Content {
+			checkKeys(c, s.elem, fmt.Sprintf("%s[%d]", path, i), add)
+		}
+	}
+}
+
+func sortedKeys(f fields) []string {
+	out := make([]string, 0, len(f))
+	for k := range f {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
