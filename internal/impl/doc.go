@@ -1,15 +1,23 @@
-// Package impl is the contract between iobench and the systems under test written in other
-// languages: each lives in impls/<language>/<name>/ with an impl.yaml manifest beside its code.
+// Package impl is the contract between iobench and its systems under test, in every language
+// (Go included): each lives in impls/<language>/<folder>/ with an impl.yaml manifest beside its
+// code, and is named <language>-<folder> (go-hello, python-pika-publisher).
 //
 // Load reads and validates a manifest, reporting every problem at once, each with a hint
-// (ManifestError). Install puts the impl's own dependencies into places iobench owns, under the
-// state directory: a virtualenv per Python impl (pip install -r requirements.txt), a copy of
-// package.json and its lock file per Node impl (npm ci); a stamp of what was installed makes
-// reruns free. Check verifies the prerequisites the manifest declares (commands, Python
-// modules, Node packages, PHP extensions), naming every missing one with its install hint.
-// Start runs the impl with the environment of DESIGN §5.2 (Env* constants), waits until it is
-// ready (a log line or a TCP port), keeps its log in a file, measures the CPU seconds and peak
-// RSS of its whole process tree and stops it, leaving nothing behind.
+// (ManifestError). A manifest declares its variants, each sync or async and each possibly
+// expecting a seed flaw it reproduces on purpose (Findings), and the workloads it implements.
+// List and Find discover impls; WorkloadRefs gives the names a scenario may use.
+//
+// Install runs the impl's language toolchain, one file each: python.go (a virtualenv owned by
+// iobench, pip install -r requirements.txt), node.go (npm ci from the committed lock file),
+// php.go (Debian packages only, nothing to install) and golang.go (the iobench executable); a
+// stamp of what was installed makes reruns free. Check verifies the prerequisites (commands,
+// Python modules, Node packages, PHP extensions and libraries, the iobench executable), naming
+// every missing one with exactly what to install.
+//
+// Start runs a variant with the environment of package env, waits until it is ready (a log line
+// or a TCP port), keeps its log in a file, measures the CPU seconds and peak RSS of its whole
+// process tree and stops it, leaving nothing behind. CheckRoutes is verify's check of an HTTP
+// impl, framing on the wire included.
 //
 // The runner is not internal/supervise: an impl may become ready by printing a line rather than
 // by listening, one-shot impls (the publishers of seed 2) are told to begin on their standard

@@ -25,17 +25,21 @@ type InstallOptions struct {
 	// StateDir is iobench's state directory; the impl gets StateDir/impls/<language>/<name>.
 	// Empty means service.DefaultStateDir().
 	StateDir string
+	// Executable is the iobench that a first word "iobench" in start.command runs; empty means
+	// the running executable.
+	Executable string
 	// Logger receives progress; nil is quiet.
 	Logger *slog.Logger
 }
 
 // Installation is an installed impl: where its dependencies are and how to run it.
 type Installation struct {
-	Manifest *Manifest
-	Dir      string // the impl's state directory (venv, node_modules, logs)
-	Python   string // the virtualenv's interpreter, for Python impls with install.venv
-	NodePath string // the installed node_modules, for Node impls with install.npm
-	Reused   bool   // true when nothing had to be installed
+	Manifest   *Manifest
+	Dir        string // the impl's state directory (venv, node_modules, logs)
+	Executable string // the iobench executable that "iobench" in start.command means
+	Python     string // the virtualenv's interpreter, for Python impls with install.venv
+	NodePath   string // the installed node_modules, for Node impls with install.npm
+	Reused     bool   // true when nothing had to be installed
 }
 
 // installError is a one-line install failure that matches ErrInstall.
@@ -48,10 +52,28 @@ func installErr(format string, args ...any) error {
 	return &installError{msg: fmt.Sprintf(format, args...)}
 }
 
+// toolchain is one language's install-and-check step; each lives in its own file (python.go,
+// node.go, php.go, golang.go).
+type toolchain interface {
+	// install puts the impl's own dependencies where iobench owns them, under inst.Dir, and
+	// clears inst.Reused when it had work to do.
+	install(ctx context.Context, inst *Installation, log *slog.Logger) error
+	// check reports every missing prerequisite of the impl, each with what to install.
+	check(ctx context.Context, inst *Installation, miss missFunc)
+}
+
+// missFunc records one missing prerequisite: its kind ("PHP extension"), name and install hint.
+type missFunc func(kind, name, hint string)
+
+// toolchains are the install-and-check steps by language; every one of Languages has one.
+var toolchains = map[string]toolchain{"go": golang{}, "node": node{}, "php": php{}, "python": python{}}
+
 // Install makes m's own dependencies available in places iobench owns, under the state
-// directory: a virtualenv for install.venv, a folder with node_modules for install.npm. It does
-// nothing when a stamp says the same files were already installed with the same interpreter.
-// Concurrent Installs of one impl (parallel tests) take turns on a lock file.
+// directory, with its language's toolchain: a virtualenv for Python (install.venv), a folder
+// with node_modules for Node (install.npm), nothing for PHP (Debian packages, checked by Check)
+// and Go (the iobench executable). It does nothing when a stamp says the same files were already
+// installed with the same interpreter. Concurrent Installs of one impl (parallel tests) take
+// turns on a lock file.
 func Install(ctx context.Context, m *Manifest, opts InstallOptions) (*Installation, error) {
 	state := opts.StateDir
 	if state == "" {
@@ -66,112 +88,46 @@ func Install(ctx context.Context, m *Manifest, opts InstallOptions) (*Installati
 		return nil, installErr("impl %s: cannot lock %s: %v", m.Name, dir, err)
 	}
 	defer unlock()
-	inst := &Installation{Manifest: m, Dir: dir, Reused: true}
+	inst := &Installation{Manifest: m, Dir: dir, Executable: opts.Executable, Reused: true}
+	if inst.Executable == "" {
+		inst.Executable, _ = os.Executable() // an empty path is reported by Check
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if m.Install.Venv != "" {
-		if err := inst.venv(ctx, log); err != nil {
-			return nil, err
-		}
+	tc, ok := toolchains[m.Language]
+	if !ok {
+		return nil, installErr("impl %s: no toolchain for language %q; use one of %s", m.Name, m.Language, strings.Join(Languages, ", "))
 	}
-	if m.Install.NPM != "" {
-		if err := inst.npm(ctx, log); err != nil {
-			return nil, err
-		}
+	if err := tc.install(ctx, inst, log); err != nil {
+		return nil, err
 	}
 	return inst, nil
 }
 
-// venv creates StateDir/.../venv and pip-installs the requirements file into it.
-func (inst *Installation) venv(ctx context.Context, log *slog.Logger) error {
-	m := inst.Manifest
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		return installErr("impl %s: python3 not found; install Python 3 (apt-get install python3 python3-venv)", m.Name)
-	}
-	reqPath := filepath.Join(m.Dir, m.Install.Venv)
-	req, err := os.ReadFile(reqPath)
-	if err != nil {
-		return installErr("impl %s: cannot read %s: %v", m.Name, reqPath, unwrapPath(err))
-	}
-	pyVersion, err := output(ctx, py, "--version")
-	if err != nil {
-		return installErr("impl %s: %s --version failed: %v; check the Python installation", m.Name, py, err)
-	}
-	venv := filepath.Join(inst.Dir, "venv")
-	inst.Python = filepath.Join(venv, "bin", "python")
-	stamp := digest(req, []byte(py), []byte(pyVersion))
-	stampFile := filepath.Join(venv, ".iobench-installed")
-	if b, err := os.ReadFile(stampFile); err == nil && string(b) == stamp {
-		if _, err := os.Stat(inst.Python); err == nil {
-			return nil
-		}
-	}
-	inst.Reused = false
-	log.Info("installing impl", "impl", m.Name, "venv", venv, "requirements", reqPath)
-	if err := os.RemoveAll(venv); err != nil {
-		return installErr("impl %s: cannot remove the old virtualenv %s: %v", m.Name, venv, unwrapPath(err))
-	}
-	logPath := filepath.Join(inst.Dir, "install.log")
-	if err := run(ctx, logPath, "", py, "-m", "venv", venv); err != nil {
-		return installErr("impl %s: python3 -m venv failed (%v): %s; install the venv module (apt-get install python3-venv) and retry",
-			m.Name, err, lastLine(logPath))
-	}
-	if err := run(ctx, logPath, m.Dir, inst.Python, "-m", "pip", "install", "--disable-pip-version-check",
-		"--no-input", "-q", "-r", reqPath); err != nil {
-		os.RemoveAll(venv) // never leave a half-installed venv that looks usable
-		return installErr("impl %s: pip install -r %s failed (%v): %s; check the pinned versions, that PyPI is reachable, and %s",
-			m.Name, m.Install.Venv, err, lastLine(logPath), logPath)
-	}
-	if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
-		return installErr("impl %s: cannot write %s: %v", m.Name, stampFile, unwrapPath(err))
+// stampFile records what an install was made from (a digest of its inputs), so that an install
+// from the same inputs is skipped.
+type stampFile struct{ path, sum string }
+
+// fresh says whether the stamp is there and matches.
+func (s stampFile) fresh() bool {
+	b, err := os.ReadFile(s.path)
+	return err == nil && string(b) == s.sum
+}
+
+// write records the stamp after a successful install of impl.
+func (s stampFile) write(impl string) error {
+	if err := os.WriteFile(s.path, []byte(s.sum), 0o644); err != nil {
+		return installErr("impl %s: cannot write %s: %v", impl, s.path, unwrapPath(err))
 	}
 	return nil
 }
 
-// npm copies package.json and the lock file into StateDir/.../node and runs npm ci there.
-func (inst *Installation) npm(ctx context.Context, log *slog.Logger) error {
-	m := inst.Manifest
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return installErr("impl %s: npm not found; install Node.js and npm (apt-get install nodejs npm)", m.Name)
-	}
-	src := filepath.Dir(filepath.Join(m.Dir, m.Install.NPM))
-	lock, err1 := os.ReadFile(filepath.Join(src, "package-lock.json"))
-	pkg, err2 := os.ReadFile(filepath.Join(src, "package.json"))
-	if err := errors.Join(err1, err2); err != nil {
-		return installErr("impl %s: %v", m.Name, unwrapPath(err))
-	}
-	nodeVersion, _ := output(ctx, npm, "--version")
-	dst := filepath.Join(inst.Dir, "node")
-	inst.NodePath = filepath.Join(dst, "node_modules")
-	stamp := digest(lock, pkg, []byte(nodeVersion))
-	stampFile := filepath.Join(dst, ".iobench-installed")
-	if b, err := os.ReadFile(stampFile); err == nil && string(b) == stamp {
-		return nil
-	}
-	inst.Reused = false
-	log.Info("installing impl", "impl", m.Name, "dir", dst)
-	if err := os.RemoveAll(dst); err != nil {
-		return installErr("impl %s: cannot remove %s: %v", m.Name, dst, unwrapPath(err))
-	}
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		return installErr("impl %s: cannot create %s: %v", m.Name, dst, unwrapPath(err))
-	}
-	for name, b := range map[string][]byte{"package.json": pkg, "package-lock.json": lock} {
-		if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
-			return installErr("impl %s: %v", m.Name, unwrapPath(err))
-		}
-	}
-	logPath := filepath.Join(inst.Dir, "install.log")
-	if err := run(ctx, logPath, dst, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"); err != nil {
-		os.RemoveAll(dst)
-		return installErr("impl %s: npm ci failed (%v): %s; check package-lock.json, that the npm registry is reachable, and %s",
-			m.Name, err, lastLine(logPath), logPath)
-	}
-	return os.WriteFile(stampFile, []byte(stamp), 0o644)
+// exists says whether path names something on disk.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // run runs a command in dir, appending its output to logPath.
