@@ -62,7 +62,7 @@ print("got", line)
 	p, err := inst.Start(t.Context(), StartOptions{
 		Variant: "two",
 		Env:     map[string]string{env.AMQPURL: "amqp://x/"},
-		OnLine: func(l string) { mu.Lock(); got = append(got, l); mu.Unlock() },
+		OnLine:  func(l string) { mu.Lock(); got = append(got, l); mu.Unlock() },
 	})
 	if err != nil {
 		t.Fatal(err)

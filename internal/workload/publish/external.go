@@ -46,9 +46,8 @@ type ImplConfig struct {
 
 // external is the state of an impl run.
 type external struct {
-	inst     *impl.Installation
-	variant  impl.Variant
-	settings impl.PublishSettings
+	inst    *impl.Installation
+	variant impl.Variant
 	proc    *impl.Process
 	usage   procstat.Usage
 	err     error
@@ -90,7 +89,7 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v, settings: s}}
+	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
