@@ -59,7 +59,7 @@ A scenario names an impl as NAME, or NAME:VARIANT for one of its variants (ioben
 					continue
 				}
 				m := e.Manifest
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, variantsText(m), strings.Join(m.WorkloadNames(), ", "), m.Description)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", m.Name, m.Language, m.VariantsText(), strings.Join(m.WorkloadNames(), ", "), m.Description)
 			}
 			tw.Flush()
 			if len(entries) == 0 {
@@ -76,20 +76,4 @@ A scenario names an impl as NAME, or NAME:VARIANT for one of its variants (ioben
 	}
 	cmd.Flags().StringVar(&implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
 	return cmd
-}
-
-// variantsText lists an impl's variants with their modes, "sync, async" when each variant is
-// named after its mode; "!" marks a variant that expects a seed flaw.
-func variantsText(m *impl.Manifest) string {
-	parts := make([]string, len(m.Variants))
-	for i, v := range m.Variants {
-		parts[i] = v.Name
-		if v.Name != v.Mode {
-			parts[i] += " (" + v.Mode + ")"
-		}
-		if len(v.Expect) > 0 {
-			parts[i] += "!"
-		}
-	}
-	return strings.Join(parts, ", ")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -23,8 +24,8 @@ import (
 func init() { subcommands = append(subcommands, newRunCmd) }
 
 type runFlags struct {
-	results string
-	quiet   bool
+	results, implsDir, stateDir string
+	quiet                       bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -37,22 +38,33 @@ binary): the built-in hello server at peak throughput (closed loop) and at half 
 latency from intended start), and the bus with a sync and an async consumer on embedded NATS and
 SQLite, every command accounted for; two repeats of each, interleaved.
 
+A scenario's impls come from impls/ (see 'iobench impls'), in any language, several at once:
+impls: [go-hello, python-asyncio-hello], or NAME:VARIANT for one variant. Each impl is installed
+and checked once per suite, started with the IOBENCH_* environment, and its own CPU and peak
+memory are recorded beside the throughput.
+
 Each run's text block is printed as it ends, then a summary table (median and spread over the
 repeats). Results go to --results/<timestamp>-<suite>/: one JSON record per run, summary.md and a
 self-contained report.html. A run that fails is reported as failed and the suite goes on; the exit
 code is then 1.`,
 		Example: `  iobench run
+  iobench run scenarios/hello-langs.yaml
   iobench run scenarios/seed4-hello.yaml scenarios/seed1-bus.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSuites(cmd, args, f) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.results, "results", "results", "directory under which each suite's results go")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 	return cmd
 }
 
 func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
-	suites, err := loadSuites(args)
+	if f.implsDir == "" {
+		f.implsDir = impl.DefaultRoot()
+	}
+	suites, err := loadSuites(args, f.implsDir)
 	if err != nil {
 		return err
 	}
@@ -82,10 +94,14 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	return nil
 }
 
-// loadSuites reads the scenario files, or the embedded quick suite when there are none. Every
-// problem of every file is reported at once.
-func loadSuites(args []string) ([]*scenario.Suite, error) {
-	known := scenario.Builtin()
+// loadSuites reads the scenario files, or the embedded quick suite when there are none, against
+// the impls found under implsDir. Every problem of every file is reported at once.
+func loadSuites(args []string, implsDir string) ([]*scenario.Suite, error) {
+	entries, err := impl.List(implsDir)
+	if err != nil {
+		return nil, cli.BadInput("%v", err)
+	}
+	known := scenario.Builtin(impl.WorkloadRefs(entries))
 	if len(args) == 0 {
 		data, err := scenarios.Files.ReadFile(scenarios.Quick)
 		if err != nil {
@@ -120,12 +136,15 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet)
 	var label string
 	opts := suite.Options{
-		Binary:  bin,
-		Command: os.Args,
+		Binary:   bin,
+		Impls:    f.implsDir,
+		StateDir: f.stateDir,
+		Command:  os.Args,
 		OnStart: func(i, n int, r scenario.Run) {
 			label = fmt.Sprintf("[%d/%d] %s", i+1, n, r.Label())
 			prog.Line("%s: starting", label)
 		},
+		OnInstall: func(name string) { prog.Line("%s: installing and checking impl %s", label, name) },
 		OnSecond: func(snap engine.Snapshot) {
 			prog.Line("%s: ", label)
 			prog.Second(snap)

@@ -63,7 +63,7 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, name string, count int) error
 		return err
 	}
 	m := inst.Manifest
-	fmt.Fprintf(out, "%s (%s; variants %s): manifest ok, installed in %s, prerequisites ok\n", m.Name, m.Language, variantsText(m), inst.Dir)
+	fmt.Fprintf(out, "%s (%s; variants %s): manifest ok, installed in %s, prerequisites ok\n", m.Name, m.Language, m.VariantsText(), inst.Dir)
 	failures := 0
 	for _, w := range m.WorkloadNames() {
 		switch w {

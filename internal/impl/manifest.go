@@ -173,6 +173,23 @@ func (m *Manifest) VariantNames() []string {
 	return out
 }
 
+// VariantsText lists the variants with their modes for listings and messages: "sync, async"
+// when each is named after its mode, else "single (sync), ..."; "!" marks a variant that
+// expects a seed flaw.
+func (m *Manifest) VariantsText() string {
+	parts := make([]string, len(m.Variants))
+	for i, v := range m.Variants {
+		parts[i] = v.Name
+		if v.Name != v.Mode {
+			parts[i] += " (" + v.Mode + ")"
+		}
+		if len(v.Expect) > 0 {
+			parts[i] += "!"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Publish returns the named variant (the first for "") with its publish settings, or false when
 // the impl has no such variant or does not implement publish.
 func (m *Manifest) Publish(variant string) (Variant, PublishSettings, bool) {

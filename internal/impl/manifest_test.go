@@ -303,3 +303,10 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestVariantsText(t *testing.T) {
+	m := &Manifest{Variants: []Variant{{Name: "sync", Mode: "sync"}, {Name: "seed", Mode: "async", Expect: []string{"no-keepalive"}}}}
+	if got := m.VariantsText(); got != "sync, seed (async)!" {
+		t.Fatalf("VariantsText %q", got)
+	}
+}

@@ -183,12 +183,26 @@ func (inst *Installation) environ(v Variant, run map[string]string) []string {
 	if inst.NodePath != "" {
 		vars = setEnv(vars, "NODE_PATH", inst.NodePath)
 	}
-	for _, m := range []map[string]string{inst.Manifest.Start.Env, {env.Variant: v.Name, env.Mode: v.Mode}, v.Env, run} {
-		for k, val := range m {
-			vars = setEnv(vars, k, val)
-		}
+	for k, val := range inst.VariantEnv(v) {
+		vars = setEnv(vars, k, val)
+	}
+	for k, val := range run {
+		vars = setEnv(vars, k, val)
 	}
 	return vars
+}
+
+// VariantEnv returns what the manifest gives variant v to run with: start.env, then the
+// variant's name and mode (IOBENCH_VARIANT, IOBENCH_MODE), then its env, each overriding the
+// one before.
+func (inst *Installation) VariantEnv(v Variant) map[string]string {
+	out := map[string]string{}
+	for _, m := range []map[string]string{inst.Manifest.Start.Env, {env.Variant: v.Name, env.Mode: v.Mode}, v.Env} {
+		for k, val := range m {
+			out[k] = val
+		}
+	}
+	return out
 }
 
 func setEnv(env []string, k, v string) []string {

@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
-// Builtin describes the workloads of this build (hello, http and bus) with their built-in impls,
-// for callers that have no registry of their own. A caller that adds impls from impls/ copies it
-// and appends their names to WorkloadSpec.Impls.
-func Builtin() Known {
+// Builtin describes the workloads of this build (hello, http and bus). impls gives, for each
+// workload, the impl references a scenario may name (impl.WorkloadRefs of the manifests found
+// in impls/: NAME and NAME:VARIANT); a workload that no impl declares accepts none. http takes
+// any name: it measures whatever server a URL points at.
+func Builtin(impls map[string][]string) Known {
+	refs := func(w string) []string { return append([]string{}, impls[w]...) } // never nil: nil accepts any name
 	load := ParamSpec{Type: String, Enum: []string{"closed", "open"}, Default: "closed",
 		Doc: "closed (each connection waits for its response: peak throughput) or open (a fixed rate: latency)"}
 	conns := ParamSpec{Type: Int, Check: Positive, Doc: "connections kept open"}
@@ -22,7 +24,7 @@ func Builtin() Known {
 	timeout := ParamSpec{Type: Duration, Check: positiveDuration, Doc: "a slower response counts as a timeout error"}
 	return Known{Workloads: map[string]WorkloadSpec{
 		"hello": {
-			Impls: []string{"go-hello"},
+			Impls: refs("hello"),
 			Params: map[string]ParamSpec{
 				"load": load, "connections": conns, "threads": threads, "rate": rate, "rate_of_peak": ratePeak,
 				"timeout": timeout,
@@ -43,10 +45,10 @@ func Builtin() Known {
 			Timed: true, DefaultDuration: 10 * time.Second, DefaultWarmup: time.Second,
 		},
 		"bus": {
-			Impls: []string{"go-bus"},
+			Impls: refs("bus"),
 			Params: map[string]ParamSpec{
 				"n":           {Type: Int, Check: Positive, Doc: "commands to send"},
-				"mode":        {Type: String, Enum: []string{"sync", "async"}, SUT: true, Doc: "consumer mode: sync (one message at a time) or async"},
+				"mode":        {Type: String, Enum: []string{"sync", "async"}, SUT: true, Doc: "consumer mode: sync (one message at a time) or async; picks the impl's first variant of that mode"},
 				"concurrency": {Type: Int, Check: Positive, SUT: true, Doc: "async: handlers in flight in the consumer"},
 				"prefetch":    {Type: Int, Check: Positive, SUT: true, Doc: "async: unacked messages the broker may push"},
 				"profile":     {Type: String, Enum: []string{"seed", "durable"}, SUT: true, Doc: "seed (transient, as in the seed) or durable"},

@@ -27,7 +27,7 @@ func FuzzLoad(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	known := Builtin()
+	known := Builtin(repoImpls(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.yaml", data, known)
 		if err != nil {

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"time"
 
@@ -22,18 +23,23 @@ func (b *busServices) close() {
 	}
 }
 
-// bus runs one bus scenario run on services started once per suite.
+// bus runs one bus scenario run on services started once per suite. The consumer is the run's
+// impl: its command line, its start.env and its variant's name, mode and env. (Until the bus runs
+// on the one runner, it starts the consumer itself; the manifest's ready and stop are the bus's
+// own: the report stream's "ready" line, SIGTERM.)
 func (st *state) bus(ctx context.Context, r scenario.Run) (*result.Record, error) {
+	s, err := st.sut(ctx, r)
+	if err != nil {
+		return nil, err
+	}
 	svc, err := st.busServices(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	cfg := bus.Config{N: 10000, Mode: bus.ModeAsync, Concurrency: 80, Prefetch: 100, Command: st.opts.Command, Progress: st.opts.Progress}
+	cfg := bus.Config{N: 10000, Mode: s.variant.Mode, Concurrency: bus.DefaultConcurrency, Prefetch: bus.DefaultPrefetch,
+		Command: st.opts.Command, Progress: st.opts.Progress, SUT: s.inst.Command(), SUTEnv: busEnv(s)}
 	if v, ok := r.Params["n"].(int64); ok {
 		cfg.N = int(v)
-	}
-	if v, ok := r.Params["mode"].(string); ok {
-		cfg.Mode = v
 	}
 	if v, ok := r.Params["concurrency"].(int64); ok {
 		cfg.Concurrency = int(v)
@@ -56,7 +62,22 @@ func (st *state) bus(ctx context.Context, r scenario.Run) (*result.Record, error
 		cfg.Concurrency, cfg.Prefetch = 1, 1
 	}
 	svc.Apply(&cfg)
-	return bus.Run(ctx, cfg)
+	rec, err := bus.Run(ctx, cfg)
+	if rec != nil {
+		s.label(rec)
+	}
+	return rec, err
+}
+
+// busEnv is what the consumer gets beside the bus's own variables: the manifest's start.env and
+// the variant's name, mode and env.
+func busEnv(s sut) []string {
+	var vars []string
+	for k, v := range s.inst.VariantEnv(s.variant) {
+		vars = append(vars, k+"="+v)
+	}
+	sort.Strings(vars)
+	return vars
 }
 
 func (st *state) busServices(ctx context.Context, r scenario.Run) (*bus.Services, error) {

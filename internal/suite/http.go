@@ -5,49 +5,87 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/supervise"
 )
 
 // http runs a hello or http scenario run: closed loop for peak throughput, or open loop at a
-// fixed rate (the given rate, or a share of the closed-loop peer's peak).
+// fixed rate (the given rate, or a share of the closed-loop peer's peak). A hello run starts its
+// impl first and records the impl's own cost over the measured phase.
 func (st *state) http(ctx context.Context, r scenario.Run) (*result.Record, error) {
 	rate, err := st.rate(r)
 	if err != nil {
 		return nil, err
 	}
-	url, _ := r.Params["url"].(string)
-	var sut *supervise.Process
 	if r.Workload == "hello" {
-		if sut, url, err = st.startHello(ctx, r); err != nil {
-			return nil, err
-		}
-		defer sut.Stop()
+		return st.hello(ctx, r, rate)
 	}
+	url, _ := r.Params["url"].(string)
 	cfg, err := httpOptions(r, url, rate).Config()
 	if err != nil {
 		return nil, err
 	}
-	if sut == nil { // a started hello server was already probed by supervise
-		if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
-			return nil, err
-		}
+	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
+		return nil, err
 	}
-	cfg.OnSecond = st.opts.OnSecond
+	return st.measure(ctx, r, cfg, "async")
+}
+
+// hello starts the run's impl on its address, loads it and adds its cost to the record.
+func (st *state) hello(ctx context.Context, r scenario.Run, rate float64) (*result.Record, error) {
+	s, err := st.sut(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := listenAddr(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.inst.Start(ctx, impl.StartOptions{Variant: s.variant.Name, Env: map[string]string{env.Listen: addr}})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop()
+	cfg, err := httpOptions(r, "http://"+addr+"/", rate).Config()
+	if err != nil {
+		return nil, err
+	}
+	mark := time.AfterFunc(cfg.Warmup, p.Mark) // the impl's cost counts from the end of the warm-up
+	defer mark.Stop()
 	t0 := time.Now()
-	rec, err := httpbench.Measure(ctx, cfg, httpbench.Meta{
-		Workload: r.Workload, Impl: r.Impl, Mode: "async", Command: st.opts.Command, Params: r.Params,
-	})
-	if err != nil || sut == nil {
+	rec, err := st.measure(ctx, r, cfg, s.variant.Mode)
+	if err != nil {
 		return rec, err
 	}
-	if sut.Exited() {
-		return rec, fmt.Errorf("the server exited during the run: %s", sut.Output())
+	s.label(rec)
+	select {
+	case <-p.Done():
+		return rec, fmt.Errorf("impl %s exited during the run: %s; log %s", s.name(), p.Tail(), p.LogPath())
+	default:
 	}
-	rec.Processes = append(rec.Processes, result.NewProcess(r.Impl, "sut", sut.PID(), sut.Usage(), time.Since(t0)))
+	rec.Processes = append(rec.Processes, result.NewProcess(s.name(), "sut", p.PID(), p.Usage(), time.Since(t0)-cfg.Warmup))
 	return rec, nil
+}
+
+func (st *state) measure(ctx context.Context, r scenario.Run, cfg engine.Config, mode string) (*result.Record, error) {
+	cfg.OnSecond = st.opts.OnSecond
+	return httpbench.Measure(ctx, cfg, httpbench.Meta{
+		Workload: r.Workload, Impl: r.Impl, Mode: mode, Command: st.opts.Command, Params: r.Params,
+	})
+}
+
+// listenAddr is the run's listen parameter, or a free port of 127.0.0.1.
+func listenAddr(r scenario.Run) (string, error) {
+	addr, _ := r.Params["listen"].(string)
+	if addr == "" || addr == "auto" {
+		return supervise.FreeAddr()
+	}
+	return addr, nil
 }
 
 func httpOptions(r scenario.Run, url string, rate float64) httpbench.Options {
@@ -100,23 +138,4 @@ func (st *state) rate(r scenario.Run) (float64, error) {
 		return 0, fmt.Errorf("%w: its run %s failed", errNoPeer, peer.ID)
 	}
 	return rec.Throughput.Mean * share, nil
-}
-
-// startHello starts `iobench serve hello` on the run's address (or a free one).
-func (st *state) startHello(ctx context.Context, r scenario.Run) (*supervise.Process, string, error) {
-	addr, _ := r.Params["listen"].(string)
-	if addr == "" || addr == "auto" {
-		var err error
-		if addr, err = supervise.FreeAddr(); err != nil {
-			return nil, "", err
-		}
-	}
-	p, err := supervise.Start(ctx, supervise.Spec{
-		Name: "iobench serve hello", Path: st.opts.Binary,
-		Args: []string{"serve", "hello", "--listen", addr}, ReadyAddr: addr,
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return p, "http://" + addr + "/", nil
 }

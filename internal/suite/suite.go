@@ -1,6 +1,9 @@
 // Package suite runs iobench's main job: the runs of a scenario suite one after another (repeats
 // of variants already interleaved by package scenario), each on its system under test, keeping
-// every record. A run that fails is reported as failed and the suite goes on.
+// every record. A run's impl comes from impls/ (package impl), whatever its language: it is
+// installed and checked once per suite, started with the IOBENCH_* environment (package env),
+// and its own process cost goes into the record. A run that fails is reported as failed and the
+// suite goes on.
 package suite
 
 import (
@@ -17,11 +20,14 @@ import (
 
 // Options configure a suite run.
 type Options struct {
-	Binary   string   // the iobench executable that serves the built-in SUTs
-	Command  []string // recorded in every result
-	OnStart  func(i, n int, r scenario.Run)
-	OnSecond func(engine.Snapshot) // live figures of HTTP runs
-	Progress io.Writer             // live line of bus runs; nil for none
+	Binary    string   // the iobench executable that "iobench" in an impl's start.command means
+	Impls     string   // the impls folder; empty means impl.DefaultRoot()
+	StateDir  string   // where impls are installed; empty means the default state directory
+	Command   []string // recorded in every result
+	OnStart   func(i, n int, r scenario.Run)
+	OnInstall func(impl string)     // an impl is about to be installed (once per suite)
+	OnSecond  func(engine.Snapshot) // live figures of HTTP runs
+	Progress  io.Writer             // live line of bus runs; nil for none
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
@@ -35,7 +41,7 @@ type Outcome struct {
 // Run executes every run of s in order and returns their outcomes. It stops early only when ctx
 // ends; the outcomes so far are returned.
 func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
-	st := &state{suite: s, opts: o, done: map[string]*result.Record{}}
+	st := &state{suite: s, opts: o, done: map[string]*result.Record{}, installs: map[string]installed{}}
 	defer st.close()
 	var out []Outcome
 	for i, r := range s.Runs {
@@ -56,11 +62,12 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 }
 
 // state is what runs of one suite share: finished records (an open loop takes its rate from
-// its closed-loop peer) and services started once for every bus run.
+// its closed-loop peer), impls installed once and services started once for every bus run.
 type state struct {
 	suite    *scenario.Suite
 	opts     Options
 	done     map[string]*result.Record
+	installs map[string]installed
 	services map[string]*busServices
 }
 
@@ -80,7 +87,7 @@ func (st *state) close() {
 	}
 }
 
-// Executable returns the path of the running iobench, for starting built-in SUTs.
+// Executable returns the path of the running iobench, for the impls that run it.
 func Executable() (string, error) {
 	p, err := os.Executable()
 	if err != nil {

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/iobench/iobench/internal/env"
+)
+
+// init points the commands at the repo's impls/ (tests run in cmd/iobench), unless the
+// environment already names a folder.
+func init() {
+	if os.Getenv(env.ImplsDir) == "" {
+		dir, _ := filepath.Abs("../../impls")
+		os.Setenv(env.ImplsDir, dir)
+	}
+}
+
+// TestImplsListsEveryLanguage checks that the Go built-ins are listed like any other impl, with
+// their variants and modes.
+func TestImplsListsEveryLanguage(t *testing.T) {
+	code, stdout, stderr := runCLI("impls")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"go-hello  ", "go-bus  ", "sync, async", "python-asyncio-hello", "python-pika-publisher", "single-persistent (sync)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestImplsBrokenManifest(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "php", "x")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "impl.yaml"), []byte("name: x\nlanguage: php\n"), 0o644)
+	code, _, stderr := runCLI("impls", "--impls-dir", root)
+	if code != 2 || !strings.Contains(stderr, `name it "php-x"`) || !strings.Contains(stderr, "variants: missing") {
+		t.Fatalf("exit %d, stderr %q: want 2 with every problem", code, stderr)
+	}
+}
+
+// TestVerifyHello verifies the Go and the Python hello servers for real: installed, started on a
+// free port, every route and the framing checked.
+func TestVerifyHello(t *testing.T) {
+	for _, name := range []string{"go-hello", "python-asyncio-hello"} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runCLI("verify", name, "--state-dir", t.TempDir())
+			if code != 0 || !strings.Contains(stdout, name+" ") || !strings.Contains(stdout, "ok   hello async: 1 route(s) answer") {
+				t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+			}
+		})
+	}
+}
+
+// flawedHello is a test-only impl whose seed variant reproduces seed 4's ReactPHP flaw (13 bytes
+// under Content-Length: 12) and says so, and whose fixed variant has the same flaw unannounced.
+const flawedHello = `name: python-flawed
+language: python
+variants:
+  - {name: seed, mode: async, expect: [content-length-mismatch]}
+  - {name: fixed, mode: async}
+workloads: {hello: {routes: ["/"]}}
+start: {command: [python3, server.py]}
+ready: {tcp: listen}
+`
+
+const flawedServer = `import os, socket, threading
+host, port = os.environ["IOBENCH_LISTEN"].rsplit(":", 1)
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((host, int(port))); s.listen()
+def serve(c):
+    f = c.makefile("rb")
+    while True:
+        line = f.readline()
+        if not line:
+            return
+        path = line.split()[1]
+        while f.readline() not in (b"\r\n", b""):
+            pass
+        if path != b"/":
+            c.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\nnope")
+        else:
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n")
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+`
+
+// TestVerifyExpectedFinding checks that a flaw the variant expects is a seed flaw reproduced, not
+// a failure, while the same flaw unannounced fails verify (exit 1).
+func TestVerifyExpectedFinding(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "python", "flawed")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "impl.yaml"), []byte(flawedHello), 0o644)
+	os.WriteFile(filepath.Join(dir, "server.py"), []byte(flawedServer), 0o644)
+	code, stdout, stderr := runCLI("verify", dir, "--state-dir", t.TempDir())
+	for _, want := range []string{
+		`flaw hello seed: seed flaw reproduced: content-length-mismatch: GET /: Content-Length is 12 but "\n" followed the body`,
+		`FAIL hello fixed: content-length-mismatch: GET /`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "FAIL hello seed") || code != 1 || !strings.Contains(stderr, "python-flawed: 1 check(s) failed") {
+		t.Fatalf("exit %d, stderr %q: want 1 for the fixed variant only", code, stderr)
+	}
+}

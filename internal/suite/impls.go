@@ -1,0 +1,91 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+)
+
+// sut is the system under test of one run: an installed impl and the variant it runs.
+type sut struct {
+	inst    *impl.Installation
+	variant impl.Variant
+}
+
+// name returns the impl's name, as records show it.
+func (s sut) name() string { return s.inst.Manifest.Name }
+
+// label records what ran: the impl, its variant and mode, and the seed flaws it expects.
+func (s sut) label(rec *result.Record) {
+	rec.Impl, rec.Variant, rec.Mode, rec.Expect = s.name(), s.variant.Name, s.variant.Mode, s.variant.Expect
+}
+
+// installed is an impl installed once per suite, or why it could not be.
+type installed struct {
+	inst *impl.Installation
+	err  error
+}
+
+// sut resolves the impl a run names (NAME or NAME:VARIANT), installing it on first use. Without
+// a variant, a run with a mode parameter (bus) takes the impl's first variant of that mode, any
+// other run the impl's first variant; a named variant must agree with the mode parameter.
+func (st *state) sut(ctx context.Context, r scenario.Run) (sut, error) {
+	name, vname := impl.ParseRef(r.Impl)
+	inst, err := st.install(ctx, name)
+	if err != nil {
+		return sut{}, err
+	}
+	m := inst.Manifest
+	mode, _ := r.Params["mode"].(string)
+	if vname == "" && mode != "" {
+		for _, v := range m.Variants {
+			if v.Mode == mode {
+				return sut{inst, v}, nil
+			}
+		}
+		return sut{}, fmt.Errorf("impl %s has no %s variant; drop mode: %s or choose from %s", name, mode, mode, m.VariantsText())
+	}
+	v, ok := m.Variant(vname)
+	if !ok {
+		return sut{}, m.UnknownVariant(vname)
+	}
+	if mode != "" && v.Mode != mode {
+		return sut{}, fmt.Errorf("impl %s: variant %s is %s but the run asks for mode %s; drop one of them", name, v.Name, v.Mode, mode)
+	}
+	return sut{inst, v}, nil
+}
+
+// install finds, installs and checks the impl called name, once per suite.
+func (st *state) install(ctx context.Context, name string) (*impl.Installation, error) {
+	if got, ok := st.installs[name]; ok {
+		return got.inst, got.err
+	}
+	if st.opts.OnInstall != nil {
+		st.opts.OnInstall(name)
+	}
+	inst, err := st.installNow(ctx, name)
+	st.installs[name] = installed{inst, err}
+	return inst, err
+}
+
+func (st *state) installNow(ctx context.Context, name string) (*impl.Installation, error) {
+	root := st.opts.Impls
+	if root == "" {
+		root = impl.DefaultRoot()
+	}
+	m, err := impl.Find(root, name)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := impl.Install(ctx, m, impl.InstallOptions{StateDir: st.opts.StateDir, Executable: st.opts.Binary})
+	if err != nil {
+		return nil, err
+	}
+	if err := inst.Check(ctx); err != nil {
+		return nil, err
+	}
+	return inst, nil
+}
