@@ -9,24 +9,34 @@ import (
 	"github.com/iobench/iobench/internal/result"
 )
 
-// Key identifies the records that are repeats of one another: the same workload, impl, mode
-// and load model.
+// Key identifies the records that are repeats of one another: the same workload, impl, variant,
+// mode and load model.
 type Key struct {
 	Workload  string
 	Impl      string
+	Variant   string // the impl's variant; empty for records without one
 	Mode      string // sync or async; empty where the workload has no modes
 	LoadModel string // closed or open; empty where the workload has no load model (bus)
 }
 
 // KeyOf returns the group key of rec.
 func KeyOf(rec *result.Record) Key {
-	return Key{Workload: rec.Workload, Impl: rec.Impl, Mode: rec.Mode, LoadModel: rec.LoadModel}
+	return Key{Workload: rec.Workload, Impl: rec.Impl, Variant: rec.Variant, Mode: rec.Mode, LoadModel: rec.LoadModel}
+}
+
+// ImplLabel returns the impl as a scenario names it: "go-hello", or "python-pika-publisher:single"
+// when the variant is not simply named after its mode.
+func (k Key) ImplLabel() string {
+	if k.Variant != "" && k.Variant != k.Mode {
+		return k.Impl + ":" + k.Variant
+	}
+	return k.Impl
 }
 
 // String returns the key's non-empty parts separated by spaces: "hello go-hello async closed".
 func (k Key) String() string {
 	var parts []string
-	for _, s := range []string{k.Workload, k.Impl, k.Mode, k.LoadModel} {
+	for _, s := range []string{k.Workload, k.ImplLabel(), k.Mode, k.LoadModel} {
 		if s != "" {
 			parts = append(parts, s)
 		}
@@ -75,7 +85,11 @@ type Group struct {
 	Throughput Spread           // of Throughput.Mean
 	P99        Spread           // of Latency.At(99), in microseconds; N is 0 without latency
 	Verified   bool             // every record verified (see Verified)
+	Status     string           // the worst Status of the records
+	Expect     []string         // the seed flaws the variant expects (record.Expect)
 	Warnings   int              // warnings over all records
+	CPUPer1k   Spread           // the SUT's CPU per 1,000 successful operations, in microseconds; N is 0 without
+	PeakRSS    uint64           // the SUT's highest peak RSS over the repeats; 0 without
 }
 
 // Aggregate groups records by Key, sorted by workload, impl, mode (sync first) and load model
@@ -92,14 +106,14 @@ func Aggregate(recs []*result.Record) []Group {
 		if !ok {
 			i = len(groups)
 			idx[k] = i
-			groups = append(groups, Group{Key: k, Verified: true})
+			groups = append(groups, Group{Key: k, Verified: true, Status: StatusVerified, Expect: r.Expect})
 		}
 		groups[i].Records = append(groups[i].Records, r)
 	}
 	for i := range groups {
 		g := &groups[i]
 		sort.SliceStable(g.Records, func(a, b int) bool { return g.Records[a].StartedAt.Before(g.Records[b].StartedAt) })
-		var tp, p99 []float64
+		var tp, p99, cpu []float64
 		for _, r := range g.Records {
 			tp = append(tp, r.Throughput.Mean)
 			if r.Latency != nil && r.Latency.Count > 0 {
@@ -109,9 +123,11 @@ func Aggregate(recs []*result.Record) []Group {
 				g.Unit = r.Throughput.Unit
 			}
 			g.Verified = g.Verified && Verified(r)
+			g.Status = worse(g.Status, Status(r))
 			g.Warnings += len(r.Warnings)
+			g.costOf(r, &cpu)
 		}
-		g.Throughput, g.P99 = SpreadOf(tp), SpreadOf(p99)
+		g.Throughput, g.P99, g.CPUPer1k = SpreadOf(tp), SpreadOf(p99), SpreadOf(cpu)
 	}
 	sort.SliceStable(groups, func(a, b int) bool { return less(groups[a].Key, groups[b].Key) })
 	return groups
@@ -126,6 +142,9 @@ func less(a, b Key) bool {
 	}
 	if ra, rb := rank(a.Mode, "sync", "async"), rank(b.Mode, "sync", "async"); ra != rb {
 		return ra < rb
+	}
+	if a.Variant != b.Variant {
+		return a.Variant < b.Variant
 	}
 	return rank(a.LoadModel, "closed", "open") < rank(b.LoadModel, "closed", "open")
 }

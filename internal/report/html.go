@@ -59,6 +59,7 @@ type page struct {
 	ChartJSVersion           string
 	Count                    int
 	Summary                  []summaryRow
+	Side                     []sideRow // the impls side by side with their own cost
 	Ratios                   []ratioRow
 	Unpaired                 []string
 	Env                      []kv // the environment, when every run shares it
@@ -75,6 +76,7 @@ type summaryRow struct {
 	Runs, Warnings          int
 	Throughput, Spread, P99 string
 	Verified                bool
+	Flaw                    string // "seed flaw reproduced (...)" when that is the status
 	FirstRun                string
 }
 
@@ -83,6 +85,7 @@ type ratioRow struct{ Workload, Load, Sync, Async, Throughput, P99 string }
 type runView struct {
 	Anchor, Label, Color      string
 	Verified, Interrupted     bool
+	Flaw                      string
 	Started, Duration, Target string
 	Command                   string
 	Params, Env, Counts       []kv
@@ -171,8 +174,9 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	for _, g := range groups {
 		p.Summary = append(p.Summary, summaryRow{Key: g.Key, Color: color(colors[g.Key]), Runs: len(g.Records),
 			Warnings: g.Warnings, Throughput: RateText(g.Throughput.Median, g.Unit), Spread: SpreadText(g.Throughput),
-			P99: LatencyText(g.P99), Verified: g.Verified, FirstRun: anchors[g.Records[0]]})
+			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), FirstRun: anchors[g.Records[0]]})
 	}
+	p.Side = sideRows(groups, colors)
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,
@@ -383,7 +387,7 @@ func envRows(e result.Environment, withMachine bool) []kv {
 }
 
 func runPage(r *result.Record, label, anchor, col string, withEnv bool) runView {
-	v := runView{Anchor: anchor, Label: label, Color: col, Verified: Verified(r), Interrupted: r.Interrupted,
+	v := runView{Anchor: anchor, Label: label, Color: col, Verified: Verified(r), Flaw: flawText(Status(r), r.Expect), Interrupted: r.Interrupted,
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: r.Duration.Std().Round(time.Millisecond).String(),
 		Target: r.Target, Command: ShellQuote(r.Command), Processes: r.Processes, Warnings: r.Warnings}
 	if r.Bus != nil {

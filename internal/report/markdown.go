@@ -12,8 +12,9 @@ import (
 )
 
 // Markdown writes summary.md: one table row per group of repeats (workload, impl, mode, load
-// model) with the throughput median and spread, the p99 median, whether every run verified and
-// how many warnings there were; then the async/sync ratios per workload.
+// model) with the throughput median and spread, the p99 median, whether every run verified (or
+// reproduced the seed flaw its variant expects) and how many warnings there were; then the impls
+// side by side with their own cost; then the async/sync ratios per workload.
 func Markdown(w io.Writer, recs []*result.Record) error {
 	groups := Aggregate(recs)
 	ratios := Ratios(groups)
@@ -30,17 +31,18 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|--:|\n")
 	for _, g := range groups {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %d |\n",
-			md(g.Key.Workload), md(g.Key.Impl), md(dash(g.Key.Mode)), md(dash(g.Key.LoadModel)), len(g.Records),
+			md(g.Key.Workload), md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(dash(g.Key.LoadModel)), len(g.Records),
 			md(RateText(g.Throughput.Median, g.Unit)), SpreadText(g.Throughput), LatencyText(g.P99),
-			yesNo(g.Verified), g.Warnings)
+			statusMD(g), g.Warnings)
 	}
+	markdownSideBySide(&b, groups)
 	b.WriteString("\n## Sync vs async\n\n")
 	if len(ratios) > 0 {
 		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
 		b.WriteString("|---|---|---|---|--:|--:|\n")
 		for _, r := range ratios {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(r.Workload), md(dash(r.LoadModel)),
-				md(r.Sync.Impl), md(r.Async.Impl), RatioText(r.Throughput), RatioText(r.P99))
+				md(r.Sync.ImplLabel()), md(r.Async.ImplLabel()), RatioText(r.Throughput), RatioText(r.P99))
 		}
 		b.WriteString("\n")
 	}
@@ -53,19 +55,15 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 
 // SummaryText writes the terminal's summary table: one line per group of repeats (workload,
 // impl, mode, load model) with the throughput median and spread, the p99 median and whether every
-// run verified, then one line per async/sync ratio.
+// run verified, then one line per async/sync ratio, then the impls side by side with their cost.
 func SummaryText(w io.Writer, recs []*result.Record) error {
 	groups := Aggregate(recs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\timpl\tmode\tload\truns\tthroughput\tspread (min–max)\tp99\tverified\twarnings")
 	for _, g := range groups {
-		verified := "yes"
-		if !g.Verified {
-			verified = "NO"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\n", g.Key.Workload, g.Key.Impl, dash(g.Key.Mode),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\n", g.Key.Workload, g.Key.ImplLabel(), dash(g.Key.Mode),
 			dash(g.Key.LoadModel), len(g.Records), RateText(g.Throughput.Median, g.Unit), SpreadText(g.Throughput),
-			LatencyText(g.P99), verified, g.Warnings)
+			LatencyText(g.P99), statusText(g), g.Warnings)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -76,11 +74,11 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 			load = " " + r.LoadModel
 		}
 		if _, err := fmt.Fprintf(w, "%s%s: async %s is %s the throughput of sync %s (p99 %s)\n", r.Workload, load,
-			r.Async.Impl, RatioText(r.Throughput), r.Sync.Impl, RatioText(r.P99)); err != nil {
+			r.Async.ImplLabel(), RatioText(r.Throughput), r.Sync.ImplLabel(), RatioText(r.P99)); err != nil {
 			return err
 		}
 	}
-	return nil
+	return textSideBySide(w, groups)
 }
 
 // RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.
@@ -119,11 +117,53 @@ func RatioText(r float64) string {
 	return fmt.Sprintf("%.2f×", r)
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
+// statusMD is a group's status for a Markdown cell: a failure in bold.
+func statusMD(g Group) string {
+	if g.Status == StatusFailed {
+		return "**no**"
 	}
-	return "**no**"
+	return md(StatusText(g.Status, g.Expect))
+}
+
+// statusText is a group's status for the terminal: a failure in capitals.
+func statusText(g Group) string {
+	if g.Status == StatusFailed {
+		return "NO"
+	}
+	return StatusText(g.Status, g.Expect)
+}
+
+// markdownSideBySide writes the impls of each workload side by side with their own cost.
+func markdownSideBySide(b *strings.Builder, groups []Group) {
+	side := SideBySide(groups)
+	if len(side) == 0 {
+		return
+	}
+	b.WriteString("\n## Impls side by side\n\n" + sideBySideNote + "\n\n")
+	b.WriteString("| workload | load | impl | mode | throughput | p99 | CPU per 1k ops | peak memory | verified |\n")
+	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|\n")
+	for _, g := range side {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(g.Key.Workload), md(dash(g.Key.LoadModel)),
+			md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(RateText(g.Throughput.Median, g.Unit)), LatencyText(g.P99),
+			CPUText(g.CPUPer1k), MemoryText(g.PeakRSS), statusMD(g))
+	}
+}
+
+// textSideBySide is markdownSideBySide for the terminal.
+func textSideBySide(w io.Writer, groups []Group) error {
+	side := SideBySide(groups)
+	if len(side) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nImpls side by side (CPU: the SUT's own per 1,000 operations, median of the repeats; memory: its highest peak RSS):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "workload\tload\timpl\tmode\tthroughput\tp99\tCPU per 1k ops\tpeak memory\tverified")
+	for _, g := range side {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Key.Workload, dash(g.Key.LoadModel), g.Key.ImplLabel(),
+			dash(g.Key.Mode), RateText(g.Throughput.Median, g.Unit), LatencyText(g.P99), CPUText(g.CPUPer1k),
+			MemoryText(g.PeakRSS), statusText(g))
+	}
+	return tw.Flush()
 }
 
 func dash(s string) string {

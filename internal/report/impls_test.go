@@ -1,0 +1,108 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/iobench/iobench/internal/golden"
+	"github.com/iobench/iobench/internal/result"
+)
+
+// withSUT is a crafted hello record whose impl cost cpu seconds for its operations and peaked at
+// rss bytes.
+func withSUT(impl, variant, load string, tp, cpu float64, rss uint64, ops int64, start int) *result.Record {
+	r := crafted("hello", impl, "async", load, tp, 2000, start)
+	r.Variant = variant
+	r.Counts.Attempted, r.Counts.Succeeded = ops, ops
+	r.Processes = []result.Process{
+		{Name: "iobench", Role: "generator", CPUUser: 1, PeakRSS: 20 << 20},
+		{Name: impl, Role: "sut", CPUUser: cpu * 0.75, CPUSystem: cpu * 0.25, PeakRSS: rss},
+	}
+	return r
+}
+
+// langRecords are two repeats each of a Go and a Python hello server, and of a variant that
+// reproduces a seed flaw on purpose (its runs have errors).
+func langRecords() []*result.Record {
+	flawed := func(start int) *result.Record {
+		r := withSUT("php-react", "seed", "closed", 500, 1, 30<<20, 5000, start)
+		r.Counts.Failed, r.Counts.Errors, r.Expect = 865, map[string]int64{"read": 810, "write": 55}, []string{"content-length-mismatch"}
+		return r
+	}
+	return []*result.Record{
+		withSUT("go-hello", "async", "closed", 100000, 1.0, 16<<20, 1000000, 1),
+		withSUT("python-asyncio-hello", "async", "closed", 40000, 0.96, 22<<20, 400000, 2),
+		flawed(3),
+		withSUT("go-hello", "async", "closed", 110000, 1.2, 17<<20, 1100000, 4),
+		withSUT("python-asyncio-hello", "async", "closed", 38000, 0.9, 23<<20, 380000, 5),
+		flawed(6),
+		withSUT("go-hello", "async", "open", 50000, 0.5, 16<<20, 500000, 7),
+	}
+}
+
+// TestSideBySide checks the impls' cost and status: CPU per 1,000 operations is the median of
+// the repeats, memory the highest peak, and errors of a variant that expects a seed flaw are that
+// flaw reproduced.
+func TestSideBySide(t *testing.T) {
+	groups := Aggregate(langRecords())
+	side := SideBySide(groups)
+	if len(side) != 4 {
+		t.Fatalf("%d rows, want 4", len(side))
+	}
+	got := map[string]Group{}
+	for _, g := range side {
+		got[g.Key.ImplLabel()+" "+g.Key.LoadModel] = g
+	}
+	goHello := got["go-hello closed"]
+	if goHello.CPUPer1k.N != 2 || goHello.CPUPer1k.Median != 1045.4545454545455 || goHello.PeakRSS != 17<<20 || goHello.Status != StatusVerified {
+		t.Errorf("go-hello closed: %+v", goHello)
+	}
+	seed := got["php-react:seed closed"]
+	if seed.Status != StatusFlaw || seed.Verified || CPUText(seed.CPUPer1k) != "200.00ms" || MemoryText(seed.PeakRSS) != "30.0 MiB" {
+		t.Errorf("php-react:seed: %+v", seed)
+	}
+	if side[3].Key.LoadModel != "open" {
+		t.Errorf("closed rows do not come first: %v", side[3].Key)
+	}
+	if len(SideBySide(Aggregate([]*result.Record{crafted("http", "x", "", "closed", 1, 1, 1)}))) != 0 {
+		t.Error("a workload without a system under test is listed")
+	}
+}
+
+func TestStatus(t *testing.T) {
+	ok := crafted("hello", "go-hello", "async", "closed", 1, 1, 1)
+	bad := crafted("hello", "go-hello", "async", "closed", 1, 1, 1)
+	bad.Counts.Failed = 1
+	flaw := crafted("hello", "php-react", "async", "closed", 1, 1, 1)
+	flaw.Counts.Failed, flaw.Expect = 1, []string{"content-length-mismatch"}
+	stopped := crafted("hello", "php-react", "async", "closed", 1, 1, 1)
+	stopped.Counts.Failed, stopped.Expect, stopped.Interrupted = 1, []string{"no-keepalive"}, true
+	for rec, want := range map[*result.Record]string{ok: StatusVerified, bad: StatusFailed, flaw: StatusFlaw, stopped: StatusFailed} {
+		if got := Status(rec); got != want {
+			t.Errorf("%s failed=%d expect=%v: %s, want %s", rec.Impl, rec.Counts.Failed, rec.Expect, got, want)
+		}
+	}
+	if got := StatusText(StatusFlaw, flaw.Expect); got != "seed flaw reproduced (content-length-mismatch)" {
+		t.Errorf("StatusText %q", got)
+	}
+}
+
+func TestLangsGolden(t *testing.T) {
+	var md, text bytes.Buffer
+	if err := Markdown(&md, langRecords()); err != nil {
+		t.Fatal(err)
+	}
+	if err := SummaryText(&text, langRecords()); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "summary-langs.md.golden"), md.Bytes())
+	golden.Check(t, filepath.Join("testdata", "summary-langs.txt.golden"), text.Bytes())
+	page := string(renderHTML(t, langRecords()))
+	for _, want := range []string{"Impls side by side", `<span class="flaw">seed flaw reproduced (content-length-mismatch)</span>`, "1.05ms", "23.0 MiB"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
