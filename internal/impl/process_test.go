@@ -91,15 +91,9 @@ print("got", line)
 	}
 }
 
-func TestStartTCPReady(t *testing.T) {
-	inst := pyImpl(t, `
-import os, socket, time
-host, port = os.environ["IOBENCH_LISTEN"].rsplit(":", 1)
-time.sleep(0.2)
-s = socket.socket(); s.bind((host, int(port))); s.listen()
-while True:
-    c, _ = s.accept(); c.close()
-`, "ready: {tcp: listen}\n", "")
+// startListening starts inst with IOBENCH_LISTEN on a free port of 127.0.0.1.
+func startListening(t *testing.T, inst *Installation) (*Process, string) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +104,19 @@ while True:
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, addr
+}
+
+func TestStartTCPReady(t *testing.T) {
+	inst := pyImpl(t, `
+import os, socket, time
+host, port = os.environ["IOBENCH_LISTEN"].rsplit(":", 1)
+time.sleep(0.2)
+s = socket.socket(); s.bind((host, int(port))); s.listen()
+while True:
+    c, _ = s.accept(); c.close()
+`, "ready: {tcp: listen}\n", "")
+	p, addr := startListening(t, inst)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -251,16 +258,7 @@ func TestAsyncioHello(t *testing.T) {
 	if err := inst.Check(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	p, err := inst.Start(t.Context(), StartOptions{Env: map[string]string{env.Listen: addr}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, addr := startListening(t, inst)
 	defer p.Stop()
 	if problems := CheckRoutes(t.Context(), addr, m.Workloads["hello"].Routes); len(problems) > 0 {
 		t.Fatalf("problems %q", problems)

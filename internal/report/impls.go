@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/units"
 )
 
 // Statuses of a run or a group, as the summary's verified column shows them.
@@ -99,14 +98,6 @@ func SideBySide(groups []Group) []Group {
 const sideBySideNote = "CPU is the system under test's own (its whole process tree, over the measured phase) " +
 	"per 1,000 successful operations, the median of the repeats; memory is its highest peak RSS over the repeats."
 
-// CPUText formats CPU microseconds per 1,000 operations, "–" without any.
-func CPUText(s Spread) string {
-	if s.N == 0 {
-		return "–"
-	}
-	return units.Micros(s.Median)
-}
-
 // MemoryText formats a peak RSS in MiB, "–" for none.
 func MemoryText(n uint64) string {
 	if n == 0 {
@@ -128,7 +119,7 @@ func sideRows(groups []Group, colors map[Key]int) []sideRow {
 	var out []sideRow
 	for _, g := range SideBySide(groups) {
 		out = append(out, sideRow{Key: g.Key, Color: color(colors[g.Key]), Throughput: RateText(g.Throughput.Median, g.Unit),
-			P99: LatencyText(g.P99), CPU: CPUText(g.CPUPer1k), Memory: MemoryText(g.PeakRSS), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect)})
+			P99: LatencyText(g.P99), CPU: LatencyText(g.CPUPer1k), Memory: MemoryText(g.PeakRSS), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect)})
 	}
 	return out
 }

@@ -60,7 +60,7 @@ func TestSideBySide(t *testing.T) {
 		t.Errorf("go-hello closed: %+v", goHello)
 	}
 	seed := got["php-react:seed closed"]
-	if seed.Status != StatusFlaw || seed.Verified || CPUText(seed.CPUPer1k) != "200.00ms" || MemoryText(seed.PeakRSS) != "30.0 MiB" {
+	if seed.Status != StatusFlaw || seed.Verified || LatencyText(seed.CPUPer1k) != "200.00ms" || MemoryText(seed.PeakRSS) != "30.0 MiB" {
 		t.Errorf("php-react:seed: %+v", seed)
 	}
 	if side[3].Key.LoadModel != "open" {

@@ -101,7 +101,8 @@ func SpreadText(s Spread) string {
 	return fmt.Sprintf("%s–%s (±%.1f%%)", RateText(s.Min, ""), RateText(s.Max, ""), 50*s.Width())
 }
 
-// LatencyText formats the median of a latency spread given in microseconds, "–" without one.
+// LatencyText formats the median of a spread of durations given in microseconds (a latency, or
+// CPU per 1,000 operations), "–" without one.
 func LatencyText(s Spread) string {
 	if s.N == 0 {
 		return "–"
@@ -145,7 +146,7 @@ func markdownSideBySide(b *strings.Builder, groups []Group) {
 	for _, g := range side {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(g.Key.Workload), md(dash(g.Key.LoadModel)),
 			md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(RateText(g.Throughput.Median, g.Unit)), LatencyText(g.P99),
-			CPUText(g.CPUPer1k), MemoryText(g.PeakRSS), statusMD(g))
+			LatencyText(g.CPUPer1k), MemoryText(g.PeakRSS), statusMD(g))
 	}
 }
 
@@ -160,7 +161,7 @@ func textSideBySide(w io.Writer, groups []Group) error {
 	fmt.Fprintln(tw, "workload\tload\timpl\tmode\tthroughput\tp99\tCPU per 1k ops\tpeak memory\tverified")
 	for _, g := range side {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Key.Workload, dash(g.Key.LoadModel), g.Key.ImplLabel(),
-			dash(g.Key.Mode), RateText(g.Throughput.Median, g.Unit), LatencyText(g.P99), CPUText(g.CPUPer1k),
+			dash(g.Key.Mode), RateText(g.Throughput.Median, g.Unit), LatencyText(g.P99), LatencyText(g.CPUPer1k),
 			MemoryText(g.PeakRSS), statusText(g))
 	}
 	return tw.Flush()
