@@ -391,8 +391,8 @@ func (p *Process) Usage() procstat.Usage {
 	var u procstat.Usage
 	cpu := p.cpu
 	var user, sys time.Duration
-	if st := p.cmd.ProcessState; exited && st != nil {
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+	if exited && p.cmd.ProcessState != nil { // only once exited is ProcessState written and safe to read
+		if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			user, sys = time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 			cpu = user + sys
 			u.PeakRSS = uint64(ru.Maxrss) * 1024
