@@ -79,9 +79,9 @@ func (m *Meter) Exited(user, sys time.Duration) {
 	m.mem = 0
 }
 
-// Mark samples the tree and restarts the CPU count from now (e.g. when measurement begins).
+// Mark restarts the CPU count from the last sample (take one just before, e.g. when measurement
+// begins).
 func (m *Meter) Mark() {
-	m.Sample()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.baseUser, m.baseSys = m.user, m.sys

@@ -93,6 +93,7 @@ time.sleep(600)
 	if cpu := m.Usage().CPU(); cpu < 280*time.Millisecond || cpu > 2*time.Second {
 		t.Fatalf("tree CPU %v; want the reaped child's 0.3 s", cpu)
 	}
+	m.Sample()
 	m.Mark()
 	if cpu := m.Usage().CPU(); cpu > 50*time.Millisecond {
 		t.Fatalf("CPU %v after Mark; want about 0", cpu)
