@@ -7,13 +7,9 @@
 // package.json and its lock file per Node impl (npm ci); a stamp of what was installed makes
 // reruns free. Check verifies the prerequisites the manifest declares (commands, Python
 // modules, Node packages, PHP extensions), naming every missing one with its install hint.
-// Start runs the impl with the environment of DESIGN §5.2 (Env* constants), waits until it is
-// ready (a log line or a TCP port), keeps its log in a file, measures the CPU seconds and peak
-// RSS of its whole process tree and stops it, leaving nothing behind.
-//
-// The runner is not internal/supervise: an impl may become ready by printing a line rather than
-// by listening, one-shot impls (the publishers of seed 2) are told to begin on their standard
-// input and report on their standard output, and a process tree whose children exit before the
-// end (a Python process pool) must still have their CPU counted, which needs the children's
-// times (cutime, cstime) that supervise does not read.
+// Start runs the impl through the one runner, package sut, with the environment of DESIGN §5.2
+// (Env* constants): it waits until the impl is ready (a log line, a TCP port, or the bus report
+// stream read by StartOptions.Stream), keeps its log in a file, measures the CPU seconds and peak
+// memory of its whole process tree and stops it, leaving nothing behind. One-shot impls (the
+// publishers of seed 2) are told to begin with a line on their standard input (Process.Send).
 package impl
