@@ -15,16 +15,21 @@ var (
 	ErrExited = errors.New("exited before it was ready")
 	// ErrNotReady is the error of a process that was not ready within Ready.Timeout.
 	ErrNotReady = errors.New("not ready in time")
+	// ErrStart is the error of a command that could not be started (not found, not executable).
+	ErrStart = errors.New("cannot start")
 )
 
-// startError is a one-line error of Start that matches one of the errors above.
+// startError is a one-line error of Start that matches one of the errors above and wraps the
+// error that caused it, if any.
 type startError struct {
 	kind error
 	msg  string
+	err  error
 }
 
 func (e *startError) Error() string        { return e.msg }
 func (e *startError) Is(target error) bool { return target == e.kind }
+func (e *startError) Unwrap() error        { return e.err }
 
 // waitReady waits until every condition of Ready holds, the process exits, ctx ends or the
 // timeout passes.
@@ -60,11 +65,11 @@ func (p *Process) waitReady(ctx context.Context) error {
 			if closed(logCh) && closed(streamCh) && tcp == "" {
 				return nil // it said it was ready, then exited: the caller sees Done
 			}
-			return &startError{ErrExited, fmt.Sprintf("%s exited before it was ready (%v): %s", p.opts.Name, status(p.err), p.describe())}
+			return &startError{kind: ErrExited, msg: fmt.Sprintf("%s exited before it was ready (%v): %s", p.opts.Name, status(p.err), p.describe())}
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-deadline.C:
-			return &startError{ErrNotReady, fmt.Sprintf("%s not ready within %v (waiting for %s): %s",
+			return &startError{kind: ErrNotReady, msg: fmt.Sprintf("%s not ready within %v (waiting for %s): %s",
 				p.opts.Name, r.Timeout, waitingFor(logCh, streamCh, tcp, r), p.describe())}
 		}
 	}

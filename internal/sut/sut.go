@@ -86,8 +86,8 @@ type Process struct {
 
 // Start runs the command in a process group of its own, with a parent-death signal so that it
 // never outlives iobench, records the group for Reap, and waits until it is ready (opts.Ready).
-// On failure the process is stopped and the error (ErrExited, ErrNotReady or ctx's) ends with
-// its last lines of output.
+// On failure the process is stopped and the error (ErrExited or ErrNotReady, ending with the last
+// lines of output; ErrStart; or ctx's) says why.
 func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := opts.fill(); err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (p *Process) start() error {
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		return fmt.Errorf("%s: cannot start %s: %w", o.Name, o.Argv[0], err)
+		return &startError{kind: ErrStart, msg: fmt.Sprintf("%s: cannot start %s: %v", o.Name, o.Argv[0], err), err: err}
 	}
 	p.cmd, p.stdin = cmd, stdin
 	p.meter = procstat.NewMeter(cmd.Process.Pid)

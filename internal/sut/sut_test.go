@@ -241,7 +241,7 @@ func TestStartFailures(t *testing.T) {
 	})
 	t.Run("not found", func(t *testing.T) {
 		_, err := Start(t.Context(), Options{Argv: []string{"/no/such/sut"}, StateDir: t.TempDir()})
-		if err == nil || !strings.Contains(err.Error(), "sut: cannot start /no/such/sut") {
+		if !errors.Is(err, ErrStart) || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "sut: cannot start /no/such/sut") {
 			t.Fatalf("error %v", err)
 		}
 	})
