@@ -11,16 +11,16 @@ import (
 
 // Stat is what /proc/PID/stat says about one process.
 type Stat struct {
-	PID, PPID, PGID int
-	State           byte          // R, S, D, Z, ...; Z is a zombie: it has exited and waits for its parent
-	User, System    time.Duration // the process's own CPU time
+	PID, PPID, PGID, Session int
+	State                    byte          // R, S, D, Z, ...; Z is a zombie: it has exited and waits for its parent
+	User, System             time.Duration // the process's own CPU time
 	// ChildUser and ChildSystem are the CPU times of the children it has waited for (cutime, cstime).
 	ChildUser, ChildSystem time.Duration
 	Start                  uint64 // start time in clock ticks after boot; PID and Start name one process
 }
 
 // Zombie reports whether the process has exited and only its entry is left.
-func (s Stat) Zombie() bool { return s.State == 'Z' || s.State == 'X' }
+func (s Stat) Zombie() bool { return s.State == 'Z' || s.State == 'X' || s.State == 'x' }
 
 // ReadStat parses /proc/PID/stat.
 func ReadStat(pid int) (Stat, error) {
@@ -37,9 +37,9 @@ func ReadStat(pid int) (Stat, error) {
 	if len(f) < 20 {
 		return Stat{}, fmt.Errorf("procstat: process %d: short stat", pid)
 	}
-	// After ')': state(0) ppid(1) pgrp(2) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19).
+	// After ')': state(0) ppid(1) pgrp(2) session(3) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19).
 	n := func(i int) uint64 { v, _ := strconv.ParseUint(f[i], 10, 64); return v }
-	s := Stat{PID: pid, State: f[0][0], PPID: int(n(1)), PGID: int(n(2)), Start: n(19)}
+	s := Stat{PID: pid, State: f[0][0], PPID: int(n(1)), PGID: int(n(2)), Session: int(n(3)), Start: n(19)}
 	s.User, s.System = ticks(n(11)), ticks(n(12))
 	s.ChildUser, s.ChildSystem = ticks(n(13)), ticks(n(14))
 	return s, nil
@@ -78,9 +78,15 @@ func children(pid int) []int {
 	return kids
 }
 
-// Group returns the live (not zombie) processes of process group pgid, found by reading the
-// stat of every process in /proc: members whose leader has exited are no one's descendants.
+// Group returns the live (not zombie) processes of process group pgid: members whose leader has
+// exited are no one's descendants, so every process is looked at.
 func Group(pgid int) []Stat {
+	return Find(func(s Stat) bool { return s.PGID == pgid })
+}
+
+// Find returns the live (not zombie) processes for which match is true, reading the stat of
+// every process in /proc.
+func Find(match func(Stat) bool) []Stat {
 	entries, _ := os.ReadDir("/proc")
 	var out []Stat
 	for _, e := range entries {
@@ -88,7 +94,7 @@ func Group(pgid int) []Stat {
 		if err != nil {
 			continue
 		}
-		if s, err := ReadStat(pid); err == nil && s.PGID == pgid && !s.Zombie() {
+		if s, err := ReadStat(pid); err == nil && !s.Zombie() && match(s) {
 			out = append(out, s)
 		}
 	}
