@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/sut"
 )
 
 // subcommands holds the constructors of the top-level commands; each command's file adds its own
@@ -16,6 +17,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "iobench",
 		Short: "Reproducible, correct sync-vs-async I/O benchmarks of backend services",
+		// First stop what an iobench that was killed left running (its SUTs' workers).
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) { sut.Reap("", cmd.ErrOrStderr()) },
 	}
 	cli.Quiet(root, stdout, stderr)
 	for _, sub := range subcommands {

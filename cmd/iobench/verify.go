@@ -12,7 +12,7 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
-	"github.com/iobench/iobench/internal/supervise"
+	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload/publish"
 )
 
@@ -109,7 +109,7 @@ func verifyPublish(ctx context.Context, out io.Writer, b *brokerFlags, inst *imp
 // problem, seed flaw reproduced or failure; it returns the number of failures.
 func verifyHTTP(ctx context.Context, out io.Writer, inst *impl.Installation, w string, v impl.Variant) int {
 	label := w + " " + v.Name
-	addr, err := supervise.FreeAddr()
+	addr, err := sut.FreeAddr()
 	if err != nil {
 		fmt.Fprintf(out, "  FAIL %s: %s\n", label, cli.OneLine(err.Error()))
 		return 1

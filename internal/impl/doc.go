@@ -14,14 +14,10 @@
 // Python modules, Node packages, PHP extensions and libraries, the iobench executable), naming
 // every missing one with exactly what to install.
 //
-// Start runs a variant with the environment of package env, waits until it is ready (a log line
-// or a TCP port), keeps its log in a file, measures the CPU seconds and peak RSS of its whole
-// process tree and stops it, leaving nothing behind. CheckRoutes is verify's check of an HTTP
-// impl, framing on the wire included.
-//
-// The runner is not internal/supervise: an impl may become ready by printing a line rather than
-// by listening, one-shot impls (the publishers of seed 2) are told to begin on their standard
-// input and report on their standard output, and a process tree whose children exit before the
-// end (a Python process pool) must still have their CPU counted, which needs the children's
-// times (cutime, cstime) that supervise does not read.
+// Start runs a variant through the one runner, package sut, with the environment of package
+// env: it waits until the impl is ready (a log line, a TCP port, or the bus report stream read
+// by StartOptions.Stream), keeps its log in a file, measures the CPU seconds and peak memory of
+// its whole process tree and stops it, leaving nothing behind. One-shot impls (the publishers
+// of seed 2) are told to begin with a line on their standard input (Process.Send). CheckRoutes
+// is verify's check of an HTTP impl, framing on the wire included.
 package impl

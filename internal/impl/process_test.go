@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -127,6 +128,48 @@ while True:
 	case <-p.Done():
 	default:
 		t.Fatal("still running after Stop")
+	}
+}
+
+// TestStartReportStream starts an impl whose stdout is a report stream (a bus consumer declared
+// as an impl): readiness comes from the stream's reader, not from the manifest's ready line.
+func TestStartReportStream(t *testing.T) {
+	inst := pyImpl(t, "import sys\nprint('ready')\nprint('c 0 1 0')\nprint('not ready', file=sys.stderr)\nsys.stdin.readline()\n",
+		"ready: {log: '^never$', timeout: 10s}\n", "")
+	var mu sync.Mutex
+	var reports []string
+	stream := func(r io.Reader, ready func()) error {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			mu.Lock()
+			reports = append(reports, sc.Text())
+			mu.Unlock()
+			if sc.Text() == "ready" {
+				ready()
+			}
+		}
+		return sc.Err()
+	}
+	state := t.TempDir()
+	p, err := inst.Start(t.Context(), StartOptions{Stream: stream, StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if records, _ := os.ReadDir(filepath.Join(state, "sut")); len(records) != 1 {
+		t.Fatalf("records %v: want the impl's process group recorded in StateDir", records)
+	}
+	p.Send("bye")
+	if err := p.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(reports, "|") != "ready|c 0 1 0" || p.Tail() != "not ready" {
+		t.Fatalf("reports %q, tail %q", reports, p.Tail())
+	}
+	if records, _ := os.ReadDir(filepath.Join(state, "sut")); len(records) != 0 {
+		t.Fatalf("records %v left after Stop", records)
 	}
 }
 

@@ -1,9 +1,6 @@
-// Package procstat reads the CPU time and memory of processes from /proc, so that every
-// run can say what each process (generator, system under test, services) cost.
 package procstat
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -17,10 +14,13 @@ const clockTicks = 100
 
 // Usage is what one process (or a set of them) has cost so far.
 type Usage struct {
-	User    time.Duration // CPU time in user mode
-	System  time.Duration // CPU time in kernel mode
-	RSS     uint64        // resident set size now, bytes
-	PeakRSS uint64        // highest resident set size seen by the kernel (VmHWM), bytes
+	User   time.Duration // CPU time in user mode
+	System time.Duration // CPU time in kernel mode
+	RSS    uint64        // resident memory now, bytes
+	// PeakRSS is the highest resident memory seen, bytes: for one process (Read, Self) the
+	// kernel's own peak (VmHWM, ru_maxrss); for a process tree (Meter) the highest sampled sum
+	// of its processes' proportional set sizes, which counts shared memory once.
+	PeakRSS uint64
 }
 
 // CPU returns user plus system time.
@@ -53,25 +53,14 @@ func Self() Usage {
 	return u
 }
 
-// Read returns the usage of one process from /proc/PID/stat and /proc/PID/status.
+// Read returns the usage of one process from /proc/PID/stat and /proc/PID/status: its own CPU
+// time (in clock ticks of 10 ms), VmRSS and VmHWM.
 func Read(pid int) (Usage, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s, err := ReadStat(pid)
 	if err != nil {
-		return Usage{}, fmt.Errorf("procstat: process %d: %w", pid, err)
+		return Usage{}, err
 	}
-	// The command name (field 2) may hold spaces and parentheses; fields resume after the last ')'.
-	end := bytes.LastIndexByte(stat, ')')
-	if end < 0 {
-		return Usage{}, fmt.Errorf("procstat: process %d: malformed stat", pid)
-	}
-	f := strings.Fields(string(stat[end+1:]))
-	if len(f) < 13 {
-		return Usage{}, fmt.Errorf("procstat: process %d: short stat", pid)
-	}
-	// After ')': state(0) ppid(1) ... utime(11) stime(12).
-	ut, _ := strconv.ParseUint(f[11], 10, 64)
-	st, _ := strconv.ParseUint(f[12], 10, 64)
-	u := Usage{User: ticks(ut), System: ticks(st)}
+	u := Usage{User: s.User, System: s.System}
 	u.RSS, u.PeakRSS = memory(pid)
 	return u, nil
 }
@@ -91,19 +80,34 @@ func ticks(n uint64) time.Duration { return time.Duration(n) * time.Second / clo
 
 // memory returns VmRSS and VmHWM in bytes (0 when unknown, e.g. a zombie).
 func memory(pid int) (rss, peak uint64) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return fieldsKiB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:", "VmHWM:")
+}
+
+// pss returns the proportional set size of a process in bytes: its resident pages, each divided
+// by the number of processes sharing it. Where smaps_rollup is missing (Linux < 4.14), VmRSS.
+func pss(pid int) uint64 {
+	if v, _ := fieldsKiB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:", ""); v > 0 {
+		return v
+	}
+	rss, _ := memory(pid)
+	return rss
+}
+
+// fieldsKiB reads the values of two "Name: N kB" lines of a /proc file, in bytes.
+func fieldsKiB(path, a, b string) (va, vb uint64) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(string(data), "\n") {
 		switch {
-		case strings.HasPrefix(line, "VmRSS:"):
-			rss = kib(line)
-		case strings.HasPrefix(line, "VmHWM:"):
-			peak = kib(line)
+		case strings.HasPrefix(line, a):
+			va = kib(line)
+		case b != "" && strings.HasPrefix(line, b):
+			vb = kib(line)
 		}
 	}
-	return rss, peak
+	return va, vb
 }
 
 func kib(line string) uint64 {
@@ -113,30 +117,4 @@ func kib(line string) uint64 {
 	}
 	n, _ := strconv.ParseUint(f[1], 10, 64)
 	return n * 1024
-}
-
-// Tree returns pid and all its descendants, found through /proc/PID/task/*/children.
-func Tree(pid int) []int {
-	out := []int{pid}
-	for i := 0; i < len(out); i++ {
-		out = append(out, children(out[i])...)
-	}
-	return out
-}
-
-func children(pid int) []int {
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	var kids []int
-	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
-		if err != nil {
-			continue
-		}
-		for _, s := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(s); err == nil {
-				kids = append(kids, n)
-			}
-		}
-	}
-	return kids
 }

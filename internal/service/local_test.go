@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/iobench/iobench/internal/procstat"
 )
 
 // testOptions returns Options with a fresh state directory that service users can enter
@@ -109,8 +111,8 @@ func TestStartStop(t *testing.T) {
 func assertGone(t *testing.T, pids []int, sessions []*proc, addrs []listenAddr) {
 	t.Helper()
 	for _, pid := range pids {
-		if st, err := readStat(pid); err == nil && !st.dead() {
-			t.Errorf("process %d still running (state %c)", pid, st.state)
+		if st, err := procstat.ReadStat(pid); err == nil && !st.Zombie() {
+			t.Errorf("process %d still running (state %c)", pid, st.State)
 		}
 	}
 	for _, p := range sessions {

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/iobench/iobench/internal/procstat"
 )
 
 // proc is one process iobench started as the leader of a session of its own, with what it takes
@@ -64,8 +63,8 @@ func (l *launch) spawn(c procConfig) (*proc, error) {
 		return nil, fmt.Errorf("starting %s: %w", c.path, err)
 	}
 	p := &proc{Cmd: filepath.Base(c.path), PID: cmd.Process.Pid, Signal: int(c.signal), Grace: c.grace, done: make(chan struct{})}
-	if st, err := readStat(p.PID); err == nil {
-		p.Start = st.start
+	if st, err := procstat.ReadStat(p.PID); err == nil {
+		p.Start = st.Start
 	}
 	go func() {
 		p.err = cmd.Wait()
@@ -142,11 +141,11 @@ func (p *proc) alive() bool {
 	if p.done != nil && p.exited() {
 		return false
 	}
-	st, err := readStat(p.PID)
-	if err != nil || st.dead() {
+	st, err := procstat.ReadStat(p.PID)
+	if err != nil || st.Zombie() {
 		return false
 	}
-	return p.Start == 0 || st.start == p.Start
+	return p.Start == 0 || st.Start == p.Start
 }
 
 // stopProcs stops the sessions of procs, last started first: the graceful signal, up to Grace
@@ -186,12 +185,12 @@ func killSession(p *proc) error {
 	members := func() []int {
 		var out []int
 		for _, m := range sessionMembers(p.PID) {
-			if m.pid == p.PID && p.Start != 0 && m.start != p.Start {
+			if m.PID == p.PID && p.Start != 0 && m.Start != p.Start {
 				// The leader's pid now names another process: Linux does not reuse a pid while a
 				// session still uses it, so nothing of ours is left.
 				return nil
 			}
-			out = append(out, m.pid)
+			out = append(out, m.PID)
 		}
 		return out
 	}
@@ -236,54 +235,7 @@ func waitUntil(ctx context.Context, d time.Duration, cond func() bool) bool {
 	return true
 }
 
-// pstat is what we read from /proc/PID/stat.
-type pstat struct {
-	pid   int
-	state byte
-	ppid  int
-	sid   int
-	start uint64
-}
-
-// dead reports a zombie or a dying process: it holds no resources worth waiting for. (On
-// machines whose init does not reap orphans, zombies stay forever.)
-func (s pstat) dead() bool { return s.state == 'Z' || s.state == 'X' || s.state == 'x' }
-
-func readStat(pid int) (pstat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return pstat{}, err
-	}
-	end := bytes.LastIndexByte(b, ')')
-	if end < 0 {
-		return pstat{}, fmt.Errorf("malformed /proc/%d/stat", pid)
-	}
-	f := strings.Fields(string(b[end+1:]))
-	// After ')': state(0) ppid(1) pgrp(2) session(3) ... starttime(19).
-	if len(f) < 20 {
-		return pstat{}, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	st := pstat{pid: pid, state: f[0][0]}
-	st.ppid, _ = strconv.Atoi(f[1])
-	st.sid, _ = strconv.Atoi(f[3])
-	st.start, _ = strconv.ParseUint(f[19], 10, 64)
-	return st, nil
-}
-
 // sessionMembers returns the live (not zombie) processes of session sid.
-func sessionMembers(sid int) []pstat {
-	ents, _ := os.ReadDir("/proc")
-	var out []pstat
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		st, err := readStat(pid)
-		if err != nil || st.sid != sid || st.dead() {
-			continue
-		}
-		out = append(out, st)
-	}
-	return out
+func sessionMembers(sid int) []procstat.Stat {
+	return procstat.Find(func(s procstat.Stat) bool { return s.Session == sid })
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iobench/iobench/internal/procstat"
 )
 
 // TestMain doubles as the helper processes of these tests (a process that runs `services up`
@@ -185,7 +187,7 @@ func TestNoOrphans(t *testing.T) {
 			cmd.Wait()
 			gone := waitUntil(context.Background(), 30*time.Second, func() bool {
 				for _, pid := range pids {
-					if st, err := readStat(pid); err == nil && !st.dead() {
+					if st, err := procstat.ReadStat(pid); err == nil && !st.Zombie() {
 						return false
 					}
 				}

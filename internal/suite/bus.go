@@ -28,7 +28,7 @@ func (b *busServices) close() {
 // on the one runner, it starts the consumer itself; the manifest's ready and stop are the bus's
 // own: the report stream's "ready" line, SIGTERM.)
 func (st *state) bus(ctx context.Context, r scenario.Run) (*result.Record, error) {
-	s, err := st.sut(ctx, r)
+	s, err := st.target(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (st *state) bus(ctx context.Context, r scenario.Run) (*result.Record, error
 
 // busEnv is what the consumer gets beside the bus's own variables: the manifest's start.env and
 // the variant's name, mode and env.
-func busEnv(s sut) []string {
+func busEnv(s target) []string {
 	var vars []string
 	for k, v := range s.inst.VariantEnv(s.variant) {
 		vars = append(vars, k+"="+v)

@@ -11,7 +11,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
-	"github.com/iobench/iobench/internal/supervise"
+	"github.com/iobench/iobench/internal/sut"
 )
 
 // http runs a hello or http scenario run: closed loop for peak throughput, or open loop at a
@@ -38,7 +38,7 @@ func (st *state) http(ctx context.Context, r scenario.Run) (*result.Record, erro
 
 // hello starts the run's impl on its address, loads it and adds its cost to the record.
 func (st *state) hello(ctx context.Context, r scenario.Run, rate float64) (*result.Record, error) {
-	s, err := st.sut(ctx, r)
+	s, err := st.target(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (st *state) measure(ctx context.Context, r scenario.Run, cfg engine.Config,
 func listenAddr(r scenario.Run) (string, error) {
 	addr, _ := r.Params["listen"].(string)
 	if addr == "" || addr == "auto" {
-		return supervise.FreeAddr()
+		return sut.FreeAddr()
 	}
 	return addr, nil
 }

@@ -130,7 +130,7 @@ func TestVariantChoice(t *testing.T) {
 		if tc.mode != "" {
 			r.Params["mode"] = tc.mode
 		}
-		s, err := st.sut(t.Context(), r)
+		s, err := st.target(t.Context(), r)
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%s mode %q: error %v, want %q", tc.ref, tc.mode, err, tc.err)

@@ -170,6 +170,9 @@ func checkExact(t *testing.T, rec *result.Record, err error, n int) {
 	roles := map[string]bool{}
 	for _, p := range rec.Processes {
 		roles[p.Role] = true
+		if p.Role == "sut" && (p.PeakRSS == 0 || p.CPUUser+p.CPUSystem == 0) {
+			t.Fatalf("the consumer's cost is missing: %+v", p)
+		}
 	}
 	if !roles["generator"] || !roles["sut"] {
 		t.Fatalf("processes: %+v", rec.Processes)

@@ -74,8 +74,10 @@
 // that duplicates still queued are counted too. If nothing is handled for 3 s (35 s on NATS,
 // whose AckWait of 30 s delays redelivery) while nothing is ready, what is missing is lost and the
 // run ends; if nothing is handled for 60 s with messages ready, the consumer is stalled (ErrSUT).
-// Timeout bounds everything. The consumer is stopped (SIGTERM, then SIGKILL) on every path; it
-// runs in its own process group with a parent-death signal.
+// Timeout bounds everything. The consumer is started and stopped by the one runner, package sut:
+// in its own process group with a parent-death signal, ready when its report stream (which the
+// runner hands to the tally) says "ready", and stopped on every path (SIGTERM, then SIGKILL of
+// its whole process tree after 10 s).
 //
 // # Faults
 //
@@ -90,7 +92,9 @@
 // # Costs
 //
 // The record has the CPU seconds and peak RSS of iobench (getrusage; with embedded NATS inside),
-// each consumer process (wait4's rusage for CPU, VmHWM sampled before it ends for memory, since
-// ru_maxrss of a vfork+exec'd child starts at the parent's RSS) and the broker's and database's
-// processes (from /proc, by pid, so restarted and new processes count from their start).
+// the consumers (their whole process trees as the runner measures them with procstat.Meter: CPU
+// from each one's "ready", summed over restarts, and the highest sampled memory, Pss, of any one
+// of them; ru_maxrss cannot serve, since for a vfork+exec'd child it starts at the parent's RSS)
+// and the broker's and database's processes (from /proc, by pid, so restarted and new processes
+// count from their start).
 package bus

@@ -162,11 +162,11 @@ func (r *run) processes(rec *result.Record, end time.Time, self, brokerUse procs
 	var sutUse procstat.Usage
 	var pid int
 	for _, s := range r.suts {
-		user, sys, peakRSS := s.usage()
-		sutUse.User += user
-		sutUse.System += sys
-		sutUse.PeakRSS = max(sutUse.PeakRSS, peakRSS)
-		pid = s.cmd.Process.Pid
+		u := s.Usage()
+		sutUse.User += u.User
+		sutUse.System += u.System
+		sutUse.PeakRSS = max(sutUse.PeakRSS, u.PeakRSS)
+		pid = s.PID()
 	}
 	sutName := "consumer (" + r.impl() + ")"
 	if r.dkind == "sqlite" {

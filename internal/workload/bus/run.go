@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/sut"
 )
 
 // Bounds of the steps around the measurement.
@@ -62,7 +64,7 @@ type run struct {
 	self      procstat.Usage
 	brokerM   *meter
 	dbM       *meter
-	suts      []*sut
+	suts      []*sut.Process
 	readyAt   time.Time
 	fillStart time.Time
 	fillEnd   time.Time
@@ -152,7 +154,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	if r.readyAt.IsZero() {
 		// The consumer never came up: nothing was measured.
 		if cur := r.current(); cur != nil {
-			cur.kill()
+			cur.Kill()
 		}
 		if out == outcomeInterrupted {
 			return nil, fmt.Errorf("interrupted: %w", ctx.Err())
@@ -163,10 +165,10 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	dbUse, dbOK := r.dbM.usage()
 	if cur := r.current(); cur != nil {
 		r.obs.setStatus("stopping")
-		cur.stop()
+		_ = cur.Stop()
 	}
 	for _, s := range r.suts {
-		<-s.done
+		_ = s.Stop() // returns once its report stream has been read to the end
 	}
 	selfUse := procstat.Self().Sub(r.self)
 	r.obs.setStatus("verifying")
@@ -280,35 +282,25 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (r *run) current() *sut {
+func (r *run) current() *sut.Process {
 	if len(r.suts) == 0 {
 		return nil
 	}
 	return r.suts[len(r.suts)-1]
 }
 
-// launch starts a consumer process.
-func (r *run) launch() (*sut, error) {
-	s, err := startSUT(r.argv, r.env, r.t, r.cfg.Log)
-	if err != nil {
-		return nil, err
-	}
-	r.suts = append(r.suts, s)
-	return s, nil
-}
-
 // consume starts the consumer and supervises it until every command and event is accounted for
 // and the queues are drained, the deadline passes, ctx ends or the consumer fails.
 func (r *run) consume(ctx context.Context) (outcome, error) {
-	cur, err := r.launch()
-	if err != nil {
-		return outcomeFailed, err
-	}
-	if err := r.awaitReady(ctx, cur); err != nil {
-		if ctx.Err() != nil {
-			return outcomeInterrupted, nil
-		}
-		return outcomeFailed, err
+	cur, err := r.launch(ctx)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return outcomeInterrupted, nil
+	case errors.Is(err, sut.ErrNotReady):
+		return outcomeFailed, fmt.Errorf("%w: %v; a --sut-cmd must print \"ready\" on stdout (see 'iobench bus --help')", ErrBadInput, err)
+	default:
+		return outcomeFailed, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	r.readyAt = time.Now()
 	deadline := time.NewTimer(time.Until(r.deadline))
@@ -320,7 +312,6 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 	var depth depthReader
 	depth.url, depth.queues = r.cfg.BrokerURL, r.queues
 	defer depth.close()
-	var recovering time.Time // a killed consumer was restarted at this time and is not ready yet
 	idle := idleAMQP
 	if r.bkind == "nats" {
 		idle = idleNATS
@@ -334,13 +325,12 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 			return outcomeInterrupted, nil
 		case <-deadline.C:
 			return outcomeTimeout, nil
-		case <-cur.done:
-			return outcomeFailed, fmt.Errorf("%w: the consumer (pid %d) exited during the run: %v", ErrSUT, cur.cmd.Process.Pid, cur.exitErr())
-		case <-r.t.ready:
-			if !recovering.IsZero() {
-				r.bus.FaultRecovery = result.Duration(time.Since(recovering))
-				recovering = time.Time{}
+		case <-cur.Done():
+			err := cur.Wait(context.WithoutCancel(ctx)) // it has exited: returns at once
+			if err == nil {
+				err = errors.New("it exited with status 0")
 			}
+			return outcomeFailed, fmt.Errorf("%w: the consumer (pid %d) exited during the run: %v", ErrSUT, cur.PID(), err)
 		case <-trigger:
 			trigger = nil
 			snap := r.t.snapshot()
@@ -349,11 +339,15 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 			switch r.cfg.Fault.Kind {
 			case FaultKillSUT:
 				r.obs.setStatus("killed")
-				cur.kill()
-				recovering = time.Now()
-				if cur, err = r.launch(); err != nil {
-					return outcomeFailed, err
+				cur.Kill()
+				began := time.Now()
+				if cur, err = r.launch(ctx); err != nil {
+					if ctx.Err() != nil {
+						return outcomeInterrupted, nil
+					}
+					return outcomeFailed, fmt.Errorf("%w: the consumer started after kill-sut: %v", ErrSUT, err)
 				}
+				r.bus.FaultRecovery = result.Duration(time.Since(began))
 				r.obs.setStatus("consuming")
 			case FaultRestartBroker:
 				r.obs.setStatus("restarting")
@@ -402,24 +396,6 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 				return outcomeComplete, nil
 			}
 		}
-	}
-}
-
-// awaitReady waits for the consumer's "ready" line.
-func (r *run) awaitReady(ctx context.Context, s *sut) error {
-	t := time.NewTimer(min(readyTimeout, time.Until(r.deadline)))
-	defer t.Stop()
-	select {
-	case <-r.t.ready:
-		return nil
-	case <-s.done:
-		return fmt.Errorf("%w: the consumer exited before it was ready: %v", ErrBadInput, s.exitErr())
-	case <-t.C:
-		s.kill()
-		return fmt.Errorf("%w: the consumer did not report ready within %v (a --sut-cmd must print \"ready\" on stdout; see 'iobench bus --help')",
-			ErrBadInput, min(readyTimeout, time.Until(r.deadline)))
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

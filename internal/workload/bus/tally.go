@@ -12,8 +12,8 @@ import (
 
 // tally accounts for every command and event by sequence number, from the consumer's report
 // stream: how often each was handled, when first and last, and the end-to-end latency (command
-// sent -> its event handled). One reader goroutine feeds it at a time; the observer reads
-// snapshots under the same lock.
+// sent -> its event handled). One reader goroutine (the runner's, see read) feeds it at a time;
+// the observer reads snapshots under the same lock.
 type tally struct {
 	mu   sync.Mutex
 	n    int64
@@ -28,7 +28,6 @@ type tally struct {
 	triggered bool
 	complete  chan struct{} // closed when every command and event has been seen
 	done      bool
-	ready     chan struct{} // receives once per "ready" line
 }
 
 // counts is a consistent snapshot of a tally.
@@ -53,7 +52,6 @@ func newTally(n int, killAt int64) *tally {
 		killAt:   killAt,
 		trigger:  make(chan struct{}),
 		complete: make(chan struct{}),
-		ready:    make(chan struct{}, 1),
 	}
 }
 
@@ -64,14 +62,10 @@ func (t *tally) snapshot() counts {
 	return t.c
 }
 
-// add accounts for one report.
+// add accounts for one report other than ready.
 func (t *tally) add(r Report) {
 	switch r.Kind {
 	case ReportReady:
-		select {
-		case t.ready <- struct{}{}:
-		default:
-		}
 		return
 	case ReportBad:
 		t.mu.Lock()
@@ -135,13 +129,19 @@ func first(lo, hi *int64, at int64) {
 	}
 }
 
-// read feeds the report lines of r into t until EOF; lines outside the protocol are ignored.
-func (t *tally) read(r io.Reader) error {
+// read feeds the report lines of one consumer's stdout r into t until EOF and calls ready at
+// its "ready" line; lines outside the protocol are ignored. It is the sut.StreamFunc the runner
+// is given, so that the runner knows when the consumer is ready.
+func (t *tally) read(r io.Reader, ready func()) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 && err == nil {
-			if rep, perr := ParseReport(line); perr == nil {
+			switch rep, perr := ParseReport(line); {
+			case perr != nil:
+			case rep.Kind == ReportReady:
+				ready()
+			default:
 				t.add(rep)
 			}
 		}
