@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,7 +96,10 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	fault, err := bus.ParseFault(f.fault)
 	if err != nil {
-		return busErr(err)
+		return cli.RunError(err)
+	}
+	if fs := cmd.Flags(); f.mode == bus.ModeSync && (fs.Changed("concurrency") || fs.Changed("prefetch")) {
+		return cli.BadInput("--mode sync handles one message at a time (concurrency 1, prefetch 1); drop --concurrency and --prefetch")
 	}
 	cfg := bus.Config{
 		N: f.n, Mode: f.mode, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile,
@@ -108,7 +109,7 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 		cfg.SUT = []string{"/bin/sh", "-c", f.sutCmd}
 	}
 	if err := cfg.Check(); err != nil {
-		return busErr(err)
+		return cli.RunError(err)
 	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
@@ -124,7 +125,7 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	})
 	prog.Done()
 	if err != nil {
-		return busErr(err)
+		return cli.RunError(err)
 	}
 	defer func() {
 		if err := svc.Close(context.WithoutCancel(ctx)); err != nil {
@@ -148,16 +149,7 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 		}
 	}
 	if runErr != nil {
-		return busErr(runErr)
+		return cli.RunError(runErr)
 	}
 	return nil
-}
-
-// busErr maps the bus package's errors to exit codes: a failed verification or a consumer that
-// died is a measurement failure (1); anything else is input or environment to fix (2).
-func busErr(err error) error {
-	if errors.Is(err, bus.ErrVerify) || errors.Is(err, bus.ErrSUT) {
-		return cli.Failed(err)
-	}
-	return cli.BadInput("%s", strings.TrimPrefix(err.Error(), bus.ErrBadInput.Error()+": "))
 }

@@ -21,6 +21,7 @@ func TestBusBadInput(t *testing.T) {
 		{"concurrency zero", []string{"bus", "--concurrency", "0"}, "concurrency 0"},
 		{"prefetch below concurrency", []string{"bus", "--prefetch", "10"}, "prefetch 10 is below concurrency 80"},
 		{"bad mode", []string{"bus", "--mode", "turbo"}, "use sync or async"},
+		{"sync with concurrency", []string{"bus", "--mode", "sync", "--concurrency", "8"}, "one message at a time"},
 		{"bad fault", []string{"bus", "--fault", "reboot"}, "unknown fault"},
 		{"restart-broker seed", []string{"bus", "--fault", "restart-broker@50%"}, "--profile durable"},
 		{"bad broker", []string{"bus", "--broker", "kafka", "--db", "sqlite"}, "use amqp or nats"},

@@ -53,6 +53,10 @@ func TestHTTPBadInput(t *testing.T) {
 		{"unwritable json", []string{"http", "--json", "/proc/no/such/dir/r.json", closed}, "cannot write"},
 		{"unknown flag", []string{"http", "--bogus", closed}, "unknown flag"},
 		{"bad regex", []string{"http", "--expect-body", "(", closed}, "regular expression"},
+		{"method not a token", []string{"http", "-m", "GE(T", closed}, "not an HTTP method"},
+		{"method with space", []string{"http", "-m", "GET /x", closed}, "not an HTTP method"},
+		{"unknown serve", []string{"serve", "nosuch"}, `unknown command "nosuch" for "iobench serve"`},
+		{"unknown services", []string{"services", "nosuch"}, `unknown command "nosuch" for "iobench services"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

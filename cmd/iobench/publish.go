@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -178,7 +176,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		// The preset first, then every flag the user gave on top of it.
 		base := cfg
 		if err := publish.ApplyPreset(&cfg, f.preset); err != nil {
-			return publishErr(err)
+			return cli.RunError(err)
 		}
 		overrideChanged(fs.Changed, &cfg, &base)
 	}
@@ -199,7 +197,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	cfg.URL = "amqp://check/" // checked for real once the broker is known
 	if inst == nil {
 		if err := cfg.Check(); err != nil {
-			return publishErr(err)
+			return cli.RunError(err)
 		}
 	}
 	prog := cli.NewProgress(stderr, f.quiet)
@@ -250,10 +248,10 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		}
 	}
 	if runErr != nil {
-		return publishErr(runErr)
+		return cli.RunError(runErr)
 	}
 	if rec != nil && rec.Interrupted {
-		return cli.Failed(fmt.Errorf("interrupted; the summary covers the part that ran"))
+		return cli.Interrupted(fmt.Errorf("interrupted; the summary covers the part that ran"))
 	}
 	return nil
 }
@@ -297,21 +295,6 @@ func installImpl(ctx context.Context, root, name, stateDir string, log *slog.Log
 		return nil, cli.BadInput("%v", err)
 	}
 	return inst, nil
-}
-
-// publishErr maps the publish package's errors to exit codes: lost messages or a failed
-// publisher are measurement failures (1); bad input is 2; anything else happened while
-// measuring (1).
-func publishErr(err error) error {
-	switch {
-	case errors.Is(err, publish.ErrBadInput):
-		return cli.BadInput("%s", strings.TrimPrefix(err.Error(), publish.ErrBadInput.Error()+": "))
-	case errors.Is(err, publish.ErrVerify), errors.Is(err, publish.ErrImpl):
-		return cli.Failed(err)
-	case errors.Is(err, context.Canceled):
-		return cli.Failed(fmt.Errorf("interrupted"))
-	}
-	return cli.Failed(err)
 }
 
 func newSeed2Cmd() *cobra.Command {
@@ -415,11 +398,11 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 			}
 			for _, r := range rows {
 				if r.Err != nil {
-					return publishErr(fmt.Errorf("%s: %w", r.Variant, r.Err))
+					return cli.RunError(fmt.Errorf("%s: %w", r.Variant, r.Err))
 				}
 			}
 			if ctx.Err() != nil {
-				return cli.Failed(fmt.Errorf("interrupted"))
+				return cli.Interrupted(fmt.Errorf("interrupted; the table covers the rows that ran"))
 			}
 			return nil
 		},

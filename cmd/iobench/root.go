@@ -24,6 +24,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	for _, sub := range subcommands {
 		root.AddCommand(sub())
 	}
+	cli.Strict(root)
 	return root
 }
 

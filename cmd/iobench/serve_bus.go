@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/workload/bus"
 )
 
@@ -34,13 +35,13 @@ SIGTERM lets the handlers in flight finish and ack.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if envErr != nil {
-				return busErr(envErr)
+				return cli.RunError(envErr)
 			}
 			cfg.BrokerURL = busFirstOf(brokerURL, amqpURL, natsURL, env.BrokerURL)
 			cfg.Report = cmd.OutOrStdout()
 			cfg.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			if err := bus.Consume(cmd.Context(), cfg); err != nil {
-				return busErr(err)
+				return cli.RunError(err)
 			}
 			return nil
 		},

@@ -7,6 +7,8 @@ package backend
 import (
 	"context"
 	"errors"
+
+	"github.com/iobench/iobench/internal/fail"
 )
 
 // ErrUnsupported is returned for an option a backend cannot honour (e.g. confirms on a broker
@@ -110,7 +112,8 @@ type Tx interface {
 }
 
 // ConnectError is a failure to reach a service, worded for the user on one line (what failed,
-// why, what to do), that still unwraps to its cause.
+// why, what to do), that still unwraps to its cause. It matches fail.ErrBadInput: a service
+// that cannot be reached is for the user to fix (exit 2).
 type ConnectError struct {
 	Msg string
 	Err error
@@ -121,3 +124,6 @@ func (e *ConnectError) Error() string { return e.Msg }
 
 // Unwrap returns the cause.
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// Is reports whether target is fail.ErrBadInput, which a ConnectError is.
+func (e *ConnectError) Is(target error) bool { return target == fail.ErrBadInput }

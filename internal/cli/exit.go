@@ -11,11 +11,14 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/fail"
 )
 
-// ExitError carries an exit code with an error. Errors without one exit 2 (bad input or an
-// environment the user must fix); failures found by a measurement (lost messages) exit 1; an
-// interrupted run exits 130.
+// ExitError carries an exit code with an error. This is the one error policy of every command:
+// bad input or an environment the user must fix exits 2 (also any error without a code, and any
+// matching fail.ErrBadInput); a run that failed or could not be verified exits 1; an interrupt
+// exits 130. RunError applies it to the error of a measurement.
 type ExitError struct {
 	Code int
 	Err  error
@@ -35,6 +38,22 @@ func BadInput(format string, args ...any) error {
 // Interrupted returns the error of a run stopped by Ctrl-C (exit 130).
 func Interrupted(err error) error { return &ExitError{Code: 130, Err: err} }
 
+// RunError maps the error of a run to the policy: bad input (fail.ErrBadInput) exits 2, an
+// interrupt (the context canceled) 130, anything else, a run that began and failed, 1. An
+// error that already has a code keeps it.
+func RunError(err error) error {
+	var ee *ExitError
+	switch {
+	case err == nil || errors.As(err, &ee):
+		return err
+	case errors.Is(err, fail.ErrBadInput):
+		return &ExitError{Code: 2, Err: err}
+	case errors.Is(err, context.Canceled):
+		return Interrupted(err)
+	}
+	return Failed(err)
+}
+
 // Quiet sets what every iobench command has: no usage dump on errors, flag errors as bad input
 // in one line, output to stdout and stderr.
 func Quiet(root *cobra.Command, stdout, stderr io.Writer) {
@@ -48,6 +67,24 @@ func Quiet(root *cobra.Command, stdout, stderr io.Writer) {
 	root.CompletionOptions.DisableDefaultCmd = true
 }
 
+// Strict makes every command under root that only groups subcommands (serve, services) reject
+// an unknown one as bad input, instead of printing its help and exiting 0; without arguments it
+// still prints its help. Call it once the commands are added.
+func Strict(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		Strict(c)
+		if !c.HasSubCommands() || c.Run != nil || c.RunE != nil {
+			continue
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return BadInput("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+			}
+			return cmd.Help()
+		}
+	}
+}
+
 // Execute runs root with args until done or interrupted (SIGINT, SIGTERM cancel its context),
 // prints an error as one line prefixed with name, and returns the exit code; only main calls
 // os.Exit.
@@ -59,10 +96,13 @@ func Execute(root *cobra.Command, args []string, name string, stderr io.Writer) 
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", name, OneLine(err.Error()))
+	fmt.Fprintf(stderr, "%s: %s\n", name, OneLine(fail.Text(err)))
 	var ee *ExitError
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &ee):
 		return ee.Code
+	case ctx.Err() != nil:
+		return 130 // interrupted, whatever the command made of it
 	}
 	return 2
 }

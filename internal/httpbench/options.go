@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,6 +49,9 @@ func (o Options) Config() (engine.Config, error) {
 	spec := httpload.RequestSpec{Method: o.Method, Target: target, Body: o.Body, Close: o.NoKeepAlive}
 	if spec.Method == "" {
 		spec.Method = "GET"
+	}
+	if !isToken(spec.Method) {
+		return engine.Config{}, fmt.Errorf("-m %q is not an HTTP method: use letters, digits and !#$%%&'*+-.^_`|~ only, e.g. -m POST", spec.Method)
 	}
 	for _, h := range o.Headers {
 		hd, err := httpload.ParseHeader(h)
@@ -141,4 +145,19 @@ func rootCause(err error) error {
 		}
 		err = next
 	}
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), which a method must be.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return false
+		}
+	}
+	return true
 }

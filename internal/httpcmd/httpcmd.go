@@ -106,7 +106,7 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	rec, err := httpbench.Measure(ctx, cfg, httpbench.Meta{Command: os.Args, Generator: f.image})
 	prog.Done()
 	if err != nil {
-		return cli.BadInput("%v", err)
+		return cli.RunError(err)
 	}
 	out := cmd.OutOrStdout()
 	if f.jsonPath == "-" {
@@ -115,7 +115,7 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	textblock.HTTP(out, rec, textblock.TextOptions{Latency: f.latency})
 	if f.jsonPath != "" {
 		if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
-			return cli.BadInput("%v", err)
+			return cli.Failed(err)
 		}
 	}
 	if rec.Interrupted {

@@ -76,21 +76,10 @@ func launchPostgres(ctx context.Context, l *launch) (string, error) {
 	data := filepath.Join(l.dir, "data")
 	env := append(baseEnv(l.dir), "LANG=C", "LC_ALL=C")
 
-	l.logFile = filepath.Join(l.dir, "initdb.log")
-	f, err := os.Create(l.logFile)
-	if err != nil {
-		return "", err
-	}
-	// -N: no fsync of the fresh cluster; the data is throwaway until the server starts, and the
-	// server itself keeps fsync on.
-	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres",
-		"-E", "UTF8", "--locale=C", "--auth=trust", "-N")
-	initdb.Dir, initdb.Env, initdb.Stdout, initdb.Stderr = l.dir, env, f, f
-	initdb.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Credential: l.user.credential()}
-	err = initdb.Run()
-	f.Close()
-	if err != nil {
-		return "", fmt.Errorf("initdb failed: %w", err)
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil { // a restart keeps the cluster
+		if err := initCluster(ctx, l, filepath.Join(bin, "initdb"), data, env); err != nil {
+			return "", err
+		}
 	}
 
 	sockets := l.dir
@@ -150,4 +139,25 @@ func readyPostgres(ctx context.Context, u string) (string, error) {
 		}
 	}
 	return probePostgres(ctx, u)
+}
+
+// initCluster creates a fresh cluster in data, logging to initdb.log.
+func initCluster(ctx context.Context, l *launch, initdbPath, data string, env []string) error {
+	l.logFile = filepath.Join(l.dir, "initdb.log")
+	f, err := os.Create(l.logFile)
+	if err != nil {
+		return err
+	}
+	// -N: no fsync of the fresh cluster; the data is throwaway until the server starts, and the
+	// server itself keeps fsync on.
+	initdb := exec.CommandContext(ctx, initdbPath, "-D", data, "-U", "postgres",
+		"-E", "UTF8", "--locale=C", "--auth=trust", "-N")
+	initdb.Dir, initdb.Env, initdb.Stdout, initdb.Stderr = l.dir, env, f, f
+	initdb.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL, Credential: l.user.credential()}
+	err = initdb.Run()
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("initdb failed: %w", err)
+	}
+	return nil
 }

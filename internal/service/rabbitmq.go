@@ -80,7 +80,7 @@ func launchRabbit(_ context.Context, l *launch) (string, error) {
 		return "", err
 	}
 	for _, d := range []string{"mnesia", "log"} {
-		if err := os.Mkdir(filepath.Join(l.dir, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(l.dir, d), 0o755); err != nil { // kept when restarted
 			return "", err
 		}
 		if err := l.user.chown(filepath.Join(l.dir, d)); err != nil {

@@ -59,7 +59,8 @@ type Instance struct {
 
 	mu       sync.Mutex   // guards procs, which Restart replaces
 	procs    []*proc      // the sessions started for it (local kind)
-	launch   *launch      // how it was started, for Restart; nil unless started here
+	launch   *launch      // how it was started, for Restart; nil unless started here or by Up
+	stateDir string       // the state directory that records it, when Up started it
 	shutdown func() error // stops an embedded server
 	stopOnce sync.Once
 	stopErr  error
@@ -109,19 +110,20 @@ func (i *Instance) Stop(ctx context.Context) error {
 	return i.stopErr
 }
 
-// ErrNotRestartable is returned by Restart for an instance this process did not start from
-// local binaries.
-var ErrNotRestartable = errors.New("only a local instance started by this process can be restarted")
+// ErrNotRestartable is returned by Restart for an instance iobench did not start from local
+// binaries (this process, or `iobench services up`).
+var ErrNotRestartable = errors.New("only a local instance started by iobench (this run or 'iobench services up') can be restarted")
 
-// Restart stops an owned local instance cleanly (as Stop does, keeping its directory) and starts
-// it again on the same ports with the same data, returning once it answers: what a "broker
-// restart" fault needs. What the server keeps across it is the server's business (PostgreSQL
+// Restart stops a local instance cleanly (as Stop does, keeping its directory) and starts it
+// again on the same port with the same data, returning once it answers: what a "broker
+// restart" fault needs. An instance of `iobench services up` is started again detached, and its
+// record in the state file names the new processes. What the server keeps across it is the server's business (PostgreSQL
 // keeps committed rows, RabbitMQ durable queues and persistent messages; Redis, run without
 // persistence, and Memcached keep nothing).
 func (i *Instance) Restart(ctx context.Context) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	if !i.Owned || i.launch == nil {
+	if i.launch == nil {
 		return fmt.Errorf("%s: %w", i.Name, ErrNotRestartable)
 	}
 	begin := time.Now()
@@ -130,11 +132,18 @@ func (i *Instance) Restart(ctx context.Context) error {
 	}
 	l := i.launch
 	l.procs = nil
-	err := l.run()
+	err := l.relaunch(ctx)
 	if err == nil {
 		_, err = waitReady(ctx, l, i.URL)
 	}
 	i.procs = l.procs
+	if err == nil && i.stateDir != "" {
+		err = updateState(i.stateDir, func(st *state) {
+			if r := st.Services[i.Name]; r != nil {
+				r.Procs = l.procs
+			}
+		})
+	}
 	if err != nil {
 		killProcs(l.procs)
 		return &StartError{Service: i.Name, Log: l.logFile, Tail: tail(l.logFile, 20), Err: fmt.Errorf("restart: %w", err)}
@@ -286,6 +295,22 @@ type launch struct {
 	run      func() error // starts the server's processes into procs (again, for Restart)
 	log      *slog.Logger
 	opts     Options
+}
+
+// relaunch starts the server's processes again: as they were started, or, for an instance
+// recorded by Up in another process, by its spec in its directory and on its port.
+func (l *launch) relaunch(ctx context.Context) error {
+	if l.run != nil {
+		return l.run()
+	}
+	acct, err := serviceAccount(l.sp.name)
+	if err != nil {
+		return err
+	}
+	l.user = acct
+	defer func() { releasePorts(l.reserved...) }()
+	_, err = l.sp.launch(ctx, l)
+	return err
 }
 
 // start is Start, and Up when detached.

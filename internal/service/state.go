@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -204,7 +205,21 @@ func recorded(ctx context.Context, name string, opts Options) (*Instance, error)
 		return nil, fmt.Errorf("%s recorded in %s at %s does not answer: %v", name, stateDirOf(opts), inst.Redacted(), err)
 	}
 	inst.Version = v
+	if port, err := strconv.Atoi(portOf(inst.URL)); err == nil {
+		// Restart starts it again where it was: same directory, same port, detached.
+		inst.launch = &launch{sp: specs[name], dir: inst.Dir, port: port, detached: true, log: logger(opts.Logger), opts: opts}
+		inst.stateDir = stateDirOf(opts)
+	}
 	return inst, nil
+}
+
+// portOf returns the port of a service URL, or "" when it has none.
+func portOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Port()
 }
 
 // Probe is what Running found for one service.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -106,9 +107,10 @@ func runHelper(t *testing.T, mode, name, stateDir string) (*exec.Cmd, []string) 
 }
 
 // TestUpDown checks that an instance from Up outlives the process that started it, that Ensure
-// finds it through the state file, and that Down, from another process, leaves nothing behind.
+// finds it through the state file, that another process can restart it in place (the bus's
+// restart-broker fault), and that Down, from another process, leaves nothing behind.
 func TestUpDown(t *testing.T) {
-	for _, name := range []string{"redis", "nats"} {
+	for _, name := range []string{"redis", "nats", "rabbitmq", "postgres"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
@@ -139,11 +141,17 @@ func TestUpDown(t *testing.T) {
 			if err := inst.Stop(ctx); err != nil || !dialOK(urlPort(t, url)) {
 				t.Fatalf("Stop of a recorded instance must do nothing (err %v)", err)
 			}
+			if name != "nats" { // nats from Up is iobench's own binary, which tests do not build
+				inst = restartRecorded(t, inst, opts)
+				pids = inst.PIDs()
+				addrs = listenersOf(pids)
+			}
 			again, started, err := Up(ctx, name, opts)
 			if err != nil || started || again.URL != url {
 				t.Errorf("second Up = %v, %v, %v; want the same instance, not started", again, started, err)
 			}
-			probes := Running(ctx, []string{name, "postgres"}, opts)
+			other := map[bool]string{true: "memcached", false: "postgres"}[name == "postgres"] // not up
+			probes := Running(ctx, []string{name, other}, opts)
 			if len(probes) != 1 || probes[0].Err != nil || probes[0].Source != "services up" {
 				t.Errorf("Running = %+v", probes)
 			}
@@ -165,6 +173,28 @@ func TestUpDown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// restartRecorded restarts an instance recorded by Up from this process, which did not start it:
+// the old processes must be gone, the URL must answer again, and the state file must name the
+// new processes, which it returns as Ensure then finds them.
+func restartRecorded(t *testing.T, inst *Instance, opts Options) *Instance {
+	t.Helper()
+	ctx := context.Background()
+	before := inst.PIDs()
+	if err := inst.Restart(ctx); err != nil {
+		t.Fatalf("Restart of the recorded instance: %v", err)
+	}
+	assertGone(t, before, nil, nil)
+	again, err := Ensure(ctx, inst.Name, opts)
+	if err != nil {
+		t.Fatalf("Ensure after Restart: %v", err)
+	}
+	after := again.PIDs()
+	if again.URL != inst.URL || len(after) == 0 || slices.Contains(after, before[0]) {
+		t.Fatalf("after Restart: %s pids %v (before %v); want the same URL, new processes", again.Redacted(), after, before)
+	}
+	return again
 }
 
 // TestNoOrphans kills a process that started servers for a run: they must stop by themselves.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/service"
 )
 
@@ -39,7 +40,7 @@ const (
 var (
 	// ErrBadInput marks an error in the configuration or the environment that the user must fix
 	// (bad flag, unreachable service, wrong credentials, a foreign customers table).
-	ErrBadInput = errors.New("bad input")
+	ErrBadInput = fail.ErrBadInput
 	// ErrVerify marks a run whose accounting failed: commands lost, duplicate rows, events unseen.
 	// Run returns the record alongside it.
 	ErrVerify = errors.New("verification failed")
@@ -180,6 +181,8 @@ func (c *Config) Check() error {
 	if err := checkConcurrency(c.Mode, c.Concurrency, c.Prefetch); err != nil {
 		return err
 	}
+	// What runs is what the record says: a sync consumer handles one message at a time.
+	c.Concurrency, c.Prefetch = shape(c.Mode, c.Concurrency, c.Prefetch)
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -205,8 +208,8 @@ func (c *Config) validate() error {
 		return err
 	}
 	if c.Fault.Kind == FaultRestartBroker && c.Broker.Restart == nil {
-		return fmt.Errorf("%w: --fault restart-broker needs a broker that iobench started and can restart (a local %s), not %s",
-			ErrBadInput, nonEmpty(c.Broker.Name, "broker"), nonEmpty(c.Broker.Kind, "an external one"))
+		return fmt.Errorf("%w: --fault restart-broker needs a broker that iobench started and can restart (this run's or the one of 'iobench services up'), not %s %s; drop the broker URL",
+			ErrBadInput, nonEmpty(c.Broker.Kind, "an external"), nonEmpty(c.Broker.Name, "broker"))
 	}
 	return nil
 }

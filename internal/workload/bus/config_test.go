@@ -73,6 +73,22 @@ func TestConfigCheck(t *testing.T) {
 	}
 }
 
+// TestCheckRecordsWhatRuns: a sync consumer handles one message at a time, so the settings the
+// record and the consumer get are 1 and 1, whatever the defaults were.
+func TestCheckRecordsWhatRuns(t *testing.T) {
+	c := Config{N: 10, Mode: ModeSync, Concurrency: DefaultConcurrency, Prefetch: DefaultPrefetch, Profile: ProfileSeed}
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Concurrency != 1 || c.Prefetch != 1 {
+		t.Fatalf("sync run checked to concurrency %d, prefetch %d; want 1 and 1", c.Concurrency, c.Prefetch)
+	}
+	a := Config{N: 10, Mode: ModeAsync, Concurrency: 8, Prefetch: 20, Profile: ProfileSeed}
+	if err := a.Check(); err != nil || a.Concurrency != 8 || a.Prefetch != 20 {
+		t.Fatalf("async run checked to %d/%d (%v); want 8/20 kept", a.Concurrency, a.Prefetch, err)
+	}
+}
+
 func TestValidateURLs(t *testing.T) {
 	c := Config{N: 1, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileDurable,
 		BrokerURL: "nats://127.0.0.1:1", DatabaseURL: "sqlite:///tmp/x.db",

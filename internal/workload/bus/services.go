@@ -165,7 +165,7 @@ func fromInstance(inst *service.Instance) Service {
 	if inst.Kind == service.KindLocal {
 		s.PIDs = inst.PIDs
 	}
-	if r, ok := any(inst).(restarter); ok && inst.Owned && inst.Kind == service.KindLocal {
+	if r, ok := any(inst).(restarter); ok && inst.Kind == service.KindLocal {
 		s.Restart = r.Restart
 	}
 	return s

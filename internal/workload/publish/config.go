@@ -8,11 +8,13 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/iobench/iobench/internal/fail"
 )
 
 // ErrBadInput is matched (errors.Is) by errors the user must fix (flags, an unreachable broker,
 // an impl that cannot be installed); the CLI exits 2 for them.
-var ErrBadInput = errors.New("bad input")
+var ErrBadInput = fail.ErrBadInput
 
 // ErrVerify is matched by the error of a run whose broker count or consumers found messages
 // lost or duplicated; the CLI exits 1.
