@@ -13,9 +13,8 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/report"
-	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/workload/bus"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 func init() { subcommands = append(subcommands, newReportCmd) }
@@ -90,17 +89,13 @@ func runReport(cmd *cobra.Command, args []string, f reportFlags) error {
 	return nil
 }
 
-// runText writes a run's text block: wrk's layout for the HTTP workloads, the bus's own summary
-// for the bus; other workloads have only their line in the summary.
+// runText writes a run's text block, its workload's (wrk's layout for the HTTP workloads, the
+// bus's own summary); a record without one has only its line in the summary.
 func runText(w io.Writer, r *result.Record) error {
-	switch {
-	case r.Bus != nil:
-		return bus.WriteSummary(w, r)
-	case r.LoadModel != "":
-		textblock.HTTP(w, r, textblock.TextOptions{Latency: true})
-	default:
-		fmt.Fprintf(w, "%s: %s, see the summary\n", report.KeyOf(r), report.RateText(r.Throughput.Mean, r.Throughput.Unit))
+	if ok, err := workload.Text(w, r); ok || err != nil {
+		return err
 	}
+	fmt.Fprintf(w, "%s: %s, see the summary\n", report.KeyOf(r), report.RateText(r.Throughput.Mean, r.Throughput.Unit))
 	return nil
 }
 

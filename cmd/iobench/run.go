@@ -18,6 +18,7 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
+	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/scenarios"
 )
 
@@ -101,7 +102,7 @@ func loadSuites(args []string, implsDir string) ([]*scenario.Suite, error) {
 	if err != nil {
 		return nil, cli.BadInput("%v", err)
 	}
-	known := scenario.Builtin(impl.WorkloadRefs(entries))
+	known := workload.Known(impl.WorkloadRefs(entries))
 	if len(args) == 0 {
 		data, err := scenarios.Files.ReadFile(scenarios.Quick)
 		if err != nil {

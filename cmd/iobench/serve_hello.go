@@ -3,10 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/iobench/iobench/internal/env"
 	"net"
 	"os"
 	"syscall"
+
+	"github.com/iobench/iobench/internal/env"
 
 	"github.com/spf13/cobra"
 

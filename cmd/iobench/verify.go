@@ -3,17 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/env"
-	"github.com/iobench/iobench/internal/impl"
-	"github.com/iobench/iobench/internal/sut"
-	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 func init() { subcommands = append(subcommands, newVerifyCmd) }
@@ -65,74 +60,28 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, name string, count int) error
 	m := inst.Manifest
 	fmt.Fprintf(out, "%s (%s; variants %s): manifest ok, installed in %s, prerequisites ok\n", m.Name, m.Language, m.VariantsText(), inst.Dir)
 	failures := 0
-	for _, w := range m.WorkloadNames() {
-		switch w {
-		case "publish":
-			n, err := verifyPublish(ctx, out, b, inst, count, log)
+	v := &workload.VerifyEnv{Out: out, Count: count, Log: log, Command: os.Args,
+		BrokerURL: func(ctx context.Context) (string, func(), error) {
+			br, err := b.openBroker(ctx, log)
 			if err != nil {
-				return err
+				return "", nil, err
 			}
-			failures += n
-		case "hello", "cachequeue", "fanout":
-			for _, v := range m.Variants {
-				failures += verifyHTTP(ctx, out, inst, w, v)
-			}
-		default:
-			fmt.Fprintf(out, "  skip %s: no checks for this workload in verify yet; run the workload itself\n", w)
+			return br.url, func() { br.close(ctx, log) }, nil
+		}}
+	for _, name := range m.WorkloadNames() {
+		w, ok := workload.Lookup(name)
+		if !ok || w.Verify == nil {
+			fmt.Fprintf(out, "  skip %s: no checks for this workload in verify yet; run the workload itself\n", name)
+			continue
 		}
+		n, err := w.Verify(ctx, v, inst)
+		if err != nil {
+			return err
+		}
+		failures += n
 	}
 	if failures > 0 {
 		return cli.Failed(fmt.Errorf("%s: %d check(s) failed", m.Name, failures))
 	}
 	return nil
-}
-
-// verifyPublish runs every publish variant on the broker and returns the number of failures.
-func verifyPublish(ctx context.Context, out io.Writer, b *brokerFlags, inst *impl.Installation, count int, log *slog.Logger) (int, error) {
-	br, err := b.openBroker(ctx, log)
-	if err != nil {
-		return 0, err
-	}
-	defer br.close(ctx, log)
-	failures := 0
-	for _, c := range publish.VerifyImpl(ctx, publish.ImplConfig{Installation: inst, URL: br.url, Count: count, Command: os.Args, Log: log}) {
-		status := "ok  "
-		if !c.OK {
-			status, failures = "FAIL", failures+1
-		}
-		fmt.Fprintf(out, "  %s publish %s: %s\n", status, c.Variant, c.Detail)
-	}
-	return failures, nil
-}
-
-// verifyHTTP starts variant v on a free port, checks workload w's routes and prints each
-// problem, seed flaw reproduced or failure; it returns the number of failures.
-func verifyHTTP(ctx context.Context, out io.Writer, inst *impl.Installation, w string, v impl.Variant) int {
-	label := w + " " + v.Name
-	addr, err := sut.FreeAddr()
-	if err != nil {
-		fmt.Fprintf(out, "  FAIL %s: %s\n", label, cli.OneLine(err.Error()))
-		return 1
-	}
-	p, err := inst.Start(ctx, impl.StartOptions{Variant: v.Name, Env: map[string]string{env.Listen: addr}})
-	if err != nil {
-		fmt.Fprintf(out, "  FAIL %s: %s\n", label, cli.OneLine(err.Error()))
-		return 1
-	}
-	routes := inst.Manifest.Workloads[w].Routes
-	verdict := impl.Judge(v, impl.CheckRoutes(ctx, addr, routes))
-	p.Stop()
-	for _, r := range verdict.Reproduced {
-		fmt.Fprintf(out, "  flaw %s: seed flaw reproduced: %s\n", label, r)
-	}
-	for _, f := range verdict.Failures {
-		fmt.Fprintf(out, "  FAIL %s: %s\n", label, f)
-	}
-	for _, id := range verdict.Unchecked {
-		fmt.Fprintf(out, "  note %s: expected seed flaw %s shows only under load (iobench run)\n", label, id)
-	}
-	if len(verdict.Failures) == 0 && len(verdict.Reproduced) == 0 {
-		fmt.Fprintf(out, "  ok   %s: %d route(s) answer as DESIGN §5.3 says\n", label, len(routes))
-	}
-	return len(verdict.Failures)
 }

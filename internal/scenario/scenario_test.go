@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/iobench/iobench/internal/impl"
 )
 
 // testKnown is a small registry with one workload of each shape.
@@ -265,47 +263,6 @@ func TestLoadFile(t *testing.T) {
 	}
 }
 
-// repoImpls returns the impl references of the manifests in the repo's impls/.
-func repoImpls(t testing.TB) map[string][]string {
-	entries, err := impl.List("../../impls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return impl.WorkloadRefs(entries)
-}
-
-// TestShipped loads every file under scenarios/ against Builtin and the repo's impls: they must
-// stay valid, and the quick suite must stay quick.
-func TestShipped(t *testing.T) {
-	files, _ := filepath.Glob("../../scenarios/*.yaml")
-	if len(files) < 3 {
-		t.Fatalf("found %d scenario files", len(files))
-	}
-	for _, f := range files {
-		s, err := Load(f, Builtin(repoImpls(t)))
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		t.Logf("%s: %d runs", f, len(s.Runs))
-		if s.Name != "quick" {
-			continue
-		}
-		var timed time.Duration
-		workloads := map[string]bool{}
-		for _, r := range s.Runs {
-			timed += r.Warmup + r.Duration
-			workloads[r.Workload] = true
-			if r.Workload == "bus" && (r.Params["n"] != int64(10000) || r.Services["broker"].Kind != ServiceAuto) {
-				t.Errorf("quick bus run %s: %v %v", r.ID, r.Params, r.Services)
-			}
-		}
-		if timed > time.Minute || !workloads["hello"] || !workloads["bus"] {
-			t.Errorf("quick suite: %v of timed runs, workloads %v", timed, workloads)
-		}
-	}
-}
-
 func TestPeer(t *testing.T) {
 	src := "name: x\nworkload: hello\nimpls: [go-hello, node-hello]\nparams: {load: [closed, open], connections: [10, 20]}\nrepeats: 2\n"
 	s, err := Parse("t.yaml", []byte(src), testKnown())
@@ -324,33 +281,5 @@ func TestPeer(t *testing.T) {
 	}
 	if _, ok := s.Peer(s.Runs[0], "load", "sideways"); ok {
 		t.Error("found a peer that does not exist")
-	}
-}
-
-// TestBuiltinImpls checks that the impls of a workload are those the manifests declare: several
-// languages in one scenario, a variant by NAME:VARIANT, and names no manifest declares refused.
-func TestBuiltinImpls(t *testing.T) {
-	known := Builtin(repoImpls(t))
-	s, err := Parse("t.yaml", []byte("name: langs\nworkload: hello\nimpls: [go-hello, python-asyncio-hello:async]\nrepeats: 1\n---\n"+
-		"name: bus\nworkload: bus\nimpls: [go-bus:sync]\nrepeats: 1\n"), known)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var impls []string
-	for _, r := range s.Runs {
-		impls = append(impls, r.Impl)
-	}
-	if got := strings.Join(impls, " "); got != "go-hello python-asyncio-hello:async go-bus:sync" {
-		t.Fatalf("runs' impls %q", got)
-	}
-	_, err = Parse("t.yaml", []byte("name: x\nworkload: hello\nimpls: [go-bus, go-hello:sync, python-pika-publisher]\n"), known)
-	for _, want := range []string{`unknown impl "go-bus" for workload hello`, `unknown impl "go-hello:sync" for workload hello; did you mean "go-hello:async"?`,
-		`unknown impl "python-pika-publisher" for workload hello`} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q: %v", want, err)
-		}
-	}
-	if _, err := Parse("t.yaml", []byte("name: x\nworkload: hello\nimpls: [go-hello]\n"), Builtin(nil)); err == nil {
-		t.Error("an impl accepted where no manifest declares the workload")
 	}
 }

@@ -134,3 +134,11 @@ func NonNegative(v any) error {
 	}
 	return nil
 }
+
+// PositiveDuration is a ParamSpec.Check for Duration parameters that must be above zero.
+func PositiveDuration(v any) error {
+	if d, ok := v.(time.Duration); ok && d <= 0 {
+		return fmt.Errorf("must be above zero")
+	}
+	return nil
+}

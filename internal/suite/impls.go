@@ -5,23 +5,9 @@ import (
 	"fmt"
 
 	"github.com/iobench/iobench/internal/impl"
-	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
 )
-
-// target is the system under test of one run: an installed impl and the variant it runs.
-type target struct {
-	inst    *impl.Installation
-	variant impl.Variant
-}
-
-// name returns the impl's name, as records show it.
-func (s target) name() string { return s.inst.Manifest.Name }
-
-// label records what ran: the impl, its variant and mode, and the seed flaws it expects.
-func (s target) label(rec *result.Record) {
-	rec.Impl, rec.Variant, rec.Mode, rec.Expect = s.name(), s.variant.Name, s.variant.Mode, s.variant.Expect
-}
 
 // installed is an impl installed once per suite, or why it could not be.
 type installed struct {
@@ -32,30 +18,30 @@ type installed struct {
 // target resolves the impl a run names (NAME or NAME:VARIANT), installing it on first use. Without
 // a variant, a run with a mode parameter (bus) takes the impl's first variant of that mode, any
 // other run the impl's first variant; a named variant must agree with the mode parameter.
-func (st *state) target(ctx context.Context, r scenario.Run) (target, error) {
+func (st *state) target(ctx context.Context, r scenario.Run) (workload.Target, error) {
 	name, vname := impl.ParseRef(r.Impl)
 	inst, err := st.install(ctx, name)
 	if err != nil {
-		return target{}, err
+		return workload.Target{}, err
 	}
 	m := inst.Manifest
 	mode, _ := r.Params["mode"].(string)
 	if vname == "" && mode != "" {
 		for _, v := range m.Variants {
 			if v.Mode == mode {
-				return target{inst, v}, nil
+				return workload.Target{Inst: inst, Variant: v}, nil
 			}
 		}
-		return target{}, fmt.Errorf("impl %s has no %s variant; drop mode: %s or choose from %s", name, mode, mode, m.VariantsText())
+		return workload.Target{}, fmt.Errorf("impl %s has no %s variant; drop mode: %s or choose from %s", name, mode, mode, m.VariantsText())
 	}
 	v, ok := m.Variant(vname)
 	if !ok {
-		return target{}, m.UnknownVariant(vname)
+		return workload.Target{}, m.UnknownVariant(vname)
 	}
 	if mode != "" && v.Mode != mode {
-		return target{}, fmt.Errorf("impl %s: variant %s is %s but the run asks for mode %s; drop one of them", name, v.Name, v.Mode, mode)
+		return workload.Target{}, fmt.Errorf("impl %s: variant %s is %s but the run asks for mode %s; drop one of them", name, v.Name, v.Mode, mode)
 	}
-	return target{inst, v}, nil
+	return workload.Target{Inst: inst, Variant: v}, nil
 }
 
 // install finds, installs and checks the impl called name, once per suite.

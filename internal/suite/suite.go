@@ -1,14 +1,13 @@
 // Package suite runs iobench's main job: the runs of a scenario suite one after another (repeats
-// of variants already interleaved by package scenario), each on its system under test, keeping
-// every record. A run's impl comes from impls/ (package impl), whatever its language: it is
-// installed and checked once per suite, started with the IOBENCH_* environment (package env),
-// and its own process cost goes into the record. A run that fails is reported as failed and the
-// suite goes on.
+// of variants already interleaved by package scenario), each by its workload from the registry
+// (package workload), keeping every record. A run's impl comes from impls/ (package impl),
+// whatever its language: it is installed and checked once per suite, and what runs share
+// (services) is opened once and closed when the suite ends. A run that fails is reported as
+// failed and the suite goes on.
 package suite
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // Options configure a suite run.
@@ -41,8 +41,12 @@ type Outcome struct {
 // Run executes every run of s in order and returns their outcomes. It stops early only when ctx
 // ends; the outcomes so far are returned.
 func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
-	st := &state{suite: s, opts: o, done: map[string]*result.Record{}, installs: map[string]installed{}}
+	st := &state{opts: o, done: map[string]*result.Record{}, installs: map[string]installed{}, shared: map[string]shared{}}
 	defer st.close()
+	e := &workload.Env{
+		Target: st.target, Record: func(id string) *result.Record { return st.done[id] }, Suite: s,
+		Share: st.share, Command: o.Command, OnSecond: o.OnSecond, Progress: o.Progress,
+	}
 	var out []Outcome
 	for i, r := range s.Runs {
 		if ctx.Err() != nil {
@@ -51,7 +55,7 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if o.OnStart != nil {
 			o.OnStart(i, len(s.Runs), r)
 		}
-		rec, err := st.run(ctx, r)
+		rec, err := run(ctx, e, r)
 		if rec != nil {
 			rec.Parameters["run_id"] = r.ID
 			st.done[r.ID] = rec
@@ -61,29 +65,46 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 	return out
 }
 
+func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	w, ok := workload.Lookup(r.Workload)
+	if !ok {
+		return nil, fmt.Errorf("workload %q has no runner in this build", r.Workload)
+	}
+	return w.Run(ctx, e, r)
+}
+
 // state is what runs of one suite share: finished records (an open loop takes its rate from
-// its closed-loop peer), impls installed once and services started once for every bus run.
+// its closed-loop peer), impls installed once and what runs share (services), opened once.
 type state struct {
-	suite    *scenario.Suite
 	opts     Options
 	done     map[string]*result.Record
 	installs map[string]installed
-	services map[string]*busServices
+	shared   map[string]shared
+	closers  []func()
 }
 
-func (st *state) run(ctx context.Context, r scenario.Run) (*result.Record, error) {
-	switch r.Workload {
-	case "hello", "http":
-		return st.http(ctx, r)
-	case "bus":
-		return st.bus(ctx, r)
+// shared is a value opened once per suite for runs that ask for the same key, or why it could
+// not be.
+type shared struct {
+	value any
+	err   error
+}
+
+func (st *state) share(key string, open func() (any, func(), error)) (any, error) {
+	if s, ok := st.shared[key]; ok {
+		return s.value, s.err
 	}
-	return nil, fmt.Errorf("workload %q has no runner in this build", r.Workload)
+	v, closeFn, err := open()
+	st.shared[key] = shared{v, err}
+	if closeFn != nil {
+		st.closers = append(st.closers, closeFn)
+	}
+	return v, err
 }
 
 func (st *state) close() {
-	for _, s := range st.services {
-		s.close()
+	for i := len(st.closers) - 1; i >= 0; i-- {
+		st.closers[i]()
 	}
 }
 
@@ -95,5 +116,3 @@ func Executable() (string, error) {
 	}
 	return p, nil
 }
-
-var errNoPeer = errors.New("no closed-loop peak to take the open-loop rate from")

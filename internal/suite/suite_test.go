@@ -13,7 +13,10 @@ import (
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
+	_ "github.com/iobench/iobench/internal/workload/bus" // the workloads this test runs
 	"github.com/iobench/iobench/internal/workload/hello"
+	_ "github.com/iobench/iobench/internal/workload/web"
 )
 
 // TestMain lets the test binary stand in for iobench when go-hello's manifest runs
@@ -49,7 +52,7 @@ func parse(t *testing.T, text string) *scenario.Suite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Parse("t.yaml", []byte(text), scenario.Builtin(impl.WorkloadRefs(entries)))
+	s, err := scenario.Parse("t.yaml", []byte(text), workload.Known(impl.WorkloadRefs(entries)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +137,8 @@ func TestVariantChoice(t *testing.T) {
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%s mode %q: error %v, want %q", tc.ref, tc.mode, err, tc.err)
-		case tc.err == "" && (err != nil || s.variant.Name != tc.variant):
-			t.Errorf("%s mode %q: variant %q, %v; want %s", tc.ref, tc.mode, s.variant.Name, err, tc.variant)
+		case tc.err == "" && (err != nil || s.Variant.Name != tc.variant):
+			t.Errorf("%s mode %q: variant %q, %v; want %s", tc.ref, tc.mode, s.Variant.Name, err, tc.variant)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func newReply(status int, reason, body, extra string) *reply {
 
 // The replies. Error bodies are one line saying what was wrong.
 var (
-	replyHello      = newReply(200, "OK", "Hello world!", "")
+	replyHello      = newReply(200, "OK", Body, "")
 	replyNotFound   = newReply(404, "Not Found", "not found: iobench hello serves only GET /\n", "")
 	replyNotAllowed = newReply(405, "Method Not Allowed", "method not allowed: use GET or HEAD\n", "Allow: GET, HEAD\r\n")
 	replyBadLine    = newReply(400, "Bad Request", "bad request: malformed request line\n", "")

@@ -1,0 +1,145 @@
+package bus
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
+)
+
+// Name is the bus workload's id.
+const Name = "bus"
+
+func init() {
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Run: suiteRun, Text: WriteSummary})
+}
+
+func spec() scenario.WorkloadSpec {
+	return scenario.WorkloadSpec{
+		Params: map[string]scenario.ParamSpec{
+			"n":           {Type: scenario.Int, Check: scenario.Positive, Doc: "commands to send"},
+			"mode":        {Type: scenario.String, Enum: []string{ModeSync, ModeAsync}, SUT: true, Doc: "consumer mode: sync (one message at a time) or async; picks the impl's first variant of that mode"},
+			"concurrency": {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "async: handlers in flight in the consumer"},
+			"prefetch":    {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "async: unacked messages the broker may push"},
+			"profile":     {Type: scenario.String, Enum: []string{ProfileSeed, ProfileDurable}, SUT: true, Doc: "seed (transient, as in the seed) or durable"},
+			"fault":       {Type: scenario.String, Check: checkFault, Doc: "kill-sut@50% or restart-broker@50%"},
+			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the whole run"},
+		},
+		Services: map[string]scenario.ServiceSpec{
+			"broker":   {Schemes: []string{"amqp", "amqps", "nats"}, Doc: "embedded is NATS with JetStream inside iobench, local is RabbitMQ"},
+			"database": {Schemes: []string{"postgres", "postgresql", "sqlite"}, Doc: "embedded is a SQLite file, local is PostgreSQL"},
+		},
+	}
+}
+
+func checkFault(v any) error {
+	if s, _ := v.(string); s != "" {
+		_, err := ParseFault(s)
+		return err
+	}
+	return nil
+}
+
+// suiteRun runs one bus scenario run on services started once per suite. The consumer is the
+// run's impl: its command line, its start.env and its variant's name, mode and env.
+func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	t, err := e.Target(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := sharedServices(ctx, e, r)
+	if err != nil {
+		return nil, err
+	}
+	var vars []string
+	for k, v := range t.Inst.VariantEnv(t.Variant) {
+		vars = append(vars, k+"="+v)
+	}
+	sort.Strings(vars)
+	cfg := Config{N: 10000, Mode: t.Variant.Mode, Concurrency: DefaultConcurrency, Prefetch: DefaultPrefetch,
+		Command: e.Command, Progress: e.Progress, SUT: t.Inst.Command(), SUTEnv: vars}
+	if err := paramsInto(&cfg, r.Params); err != nil {
+		return nil, err
+	}
+	svc.Apply(&cfg)
+	rec, err := Run(ctx, cfg)
+	if rec != nil {
+		t.Label(rec)
+	}
+	return rec, err
+}
+
+func paramsInto(cfg *Config, p map[string]any) error {
+	if v, ok := p["n"].(int64); ok {
+		cfg.N = int(v)
+	}
+	if v, ok := p["concurrency"].(int64); ok {
+		cfg.Concurrency = int(v)
+	}
+	if v, ok := p["prefetch"].(int64); ok {
+		cfg.Prefetch = int(v)
+	}
+	if v, ok := p["profile"].(string); ok {
+		cfg.Profile = v
+	}
+	if v, ok := p["timeout"].(time.Duration); ok {
+		cfg.Timeout = v
+	}
+	if v, ok := p["fault"].(string); ok {
+		f, err := ParseFault(v)
+		if err != nil {
+			return err
+		}
+		cfg.Fault = f
+	}
+	return nil
+}
+
+// sharedServices starts the broker and database a run asks for once per suite.
+func sharedServices(ctx context.Context, e *workload.Env, r scenario.Run) (*Services, error) {
+	want := servicesConfig(r.Services)
+	key := Name + "|" + want.Broker + "|" + want.DB + "|" + want.AMQPURL + want.NATSURL + "|" + want.DatabaseURL
+	v, err := e.Share(key, func() (any, func(), error) {
+		s, err := StartServices(ctx, want)
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func() { s.Close(context.Background()) }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Services), nil
+}
+
+// servicesConfig maps a scenario's services onto the bus's choice: embedded is NATS and
+// SQLite, local is RabbitMQ and PostgreSQL, auto lets the bus choose, a URL is used as is.
+func servicesConfig(svcs map[string]scenario.Service) ServicesConfig {
+	var c ServicesConfig
+	b, d := svcs["broker"], svcs["database"]
+	switch b.Kind {
+	case scenario.ServiceEmbedded:
+		c.Broker = "nats"
+	case scenario.ServiceLocal:
+		c.Broker = "amqp"
+	case scenario.ServiceExternal:
+		if strings.HasPrefix(b.URL, "nats:") {
+			c.NATSURL = b.URL
+		} else {
+			c.AMQPURL = b.URL
+		}
+	}
+	switch d.Kind {
+	case scenario.ServiceEmbedded:
+		c.DB = "sqlite"
+	case scenario.ServiceLocal:
+		c.DB = "postgres"
+	case scenario.ServiceExternal:
+		c.DatabaseURL = d.URL
+	}
+	return c
+}

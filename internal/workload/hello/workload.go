@@ -1,0 +1,35 @@
+package hello
+
+import (
+	"context"
+
+	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
+)
+
+// Name is the hello workload's id.
+const Name = "hello"
+
+// Body is what every hello impl answers to GET /.
+const Body = "Hello world!"
+
+func init() {
+	spec := web.Params()
+	spec.Params["listen"] = scenario.ParamSpec{Type: scenario.Addr, Doc: "where the SUT listens: host:port, or auto for a free port of 127.0.0.1"}
+	workload.Register(workload.Workload{Name: Name, Spec: spec, Run: run, Verify: verify, Text: web.Text})
+}
+
+// run starts the run's impl and loads GET /, every response checked: status 200, body Body.
+func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	return web.MeasureImpl(ctx, e, r, "/", func(o *httpbench.Options) {
+		o.ExpectStatus, o.ExpectBody = []int{200}, "^"+Body+"$"
+	})
+}
+
+func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
+	return web.VerifyRoutes(ctx, v, inst, Name)
+}

@@ -1,0 +1,103 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/workload"
+)
+
+// Name is the publish workload's id.
+const Name = "publish"
+
+func init() {
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Run: suiteRun, Verify: verify, Text: WriteSummary})
+}
+
+func spec() scenario.WorkloadSpec {
+	return scenario.WorkloadSpec{
+		Params: map[string]scenario.ParamSpec{
+			"count":       {Type: scenario.Int, Check: scenario.Positive, Doc: "messages to publish (the variant's, from its manifest, if unset)"},
+			"concurrency": {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "threads, processes or tasks of the publisher (the variant's if unset)"},
+			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the publisher's run (10m if unset)"},
+		},
+		Services: map[string]scenario.ServiceSpec{
+			"broker": {Schemes: []string{"amqp", "amqps"}, Doc: "local is RabbitMQ started by iobench (or the one of 'iobench services up')"},
+		},
+	}
+}
+
+// suiteRun runs the run's publisher impl against a RabbitMQ shared by the suite's runs and
+// counts at the broker what it accepted.
+func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	t, err := e.Target(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	br, err := sharedBroker(ctx, e, r.Services["broker"])
+	if err != nil {
+		return nil, err
+	}
+	ic := ImplConfig{Installation: t.Inst, Variant: t.Variant.Name, URL: br.URL, Command: e.Command, Progress: e.Progress}
+	if br.Kind == service.KindLocal {
+		ic.BrokerPIDs, ic.Versions = br.PIDs, map[string]string{"rabbitmq": br.Version}
+	}
+	if v, ok := r.Params["count"].(int64); ok {
+		ic.Count = int(v)
+	}
+	if v, ok := r.Params["concurrency"].(int64); ok {
+		ic.Concurrency = int(v)
+	}
+	if v, ok := r.Params["timeout"].(time.Duration); ok {
+		ic.Timeout = v
+	}
+	rec, err := RunImpl(ctx, ic)
+	if rec != nil {
+		t.Label(rec)
+	}
+	return rec, err
+}
+
+// sharedBroker finds or starts the suite's RabbitMQ once: the scenario's URL, else the one of
+// the environment or of 'iobench services up', else a private one stopped with the suite.
+func sharedBroker(ctx context.Context, e *workload.Env, s scenario.Service) (*service.Instance, error) {
+	v, err := e.Share(Name+"|broker|"+s.URL, func() (any, func(), error) {
+		if s.Kind == scenario.ServiceExternal {
+			return &service.Instance{Name: "rabbitmq", Kind: service.KindExternal, URL: s.URL}, nil, nil
+		}
+		inst, err := service.Ensure(ctx, "rabbitmq", service.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return inst, func() { _ = inst.Stop(context.Background()) }, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*service.Instance), nil
+}
+
+// verify runs every publish variant of inst with a small count and writes one line per
+// variant: every message counted at the broker, the impl's own report, the queue's durability
+// and the messages' delivery mode.
+func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
+	url, closeBroker, err := v.BrokerURL(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer closeBroker()
+	failures := 0
+	for _, c := range VerifyImpl(ctx, ImplConfig{Installation: inst, URL: url, Count: v.Count, Command: v.Command, Log: v.Log}) {
+		status := "ok  "
+		if !c.OK {
+			status, failures = "FAIL", failures+1
+		}
+		fmt.Fprintf(v.Out, "  %s publish %s: %s\n", status, c.Variant, c.Detail)
+	}
+	return failures, nil
+}

@@ -1,0 +1,255 @@
+// Package web holds what the HTTP workloads share in a suite: the parameters of an HTTP run
+// (Params), the open-loop rate taken from a closed-loop peer (Rate), measuring (Measure), and
+// measuring an impl started on a free address (MeasureImpl). It registers the http workload,
+// which loads any URL: its impl is only a label.
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/report/textblock"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/sut"
+	"github.com/iobench/iobench/internal/workload"
+)
+
+// Name is the http workload's id.
+const Name = "http"
+
+func init() {
+	spec := Params()
+	spec.Params["url"] = scenario.ParamSpec{Type: scenario.String, Required: true, Check: httpURL, Doc: "the URL to load, e.g. http://127.0.0.1:8080/"}
+	spec.Params["method"] = scenario.ParamSpec{Type: scenario.String, Doc: "request method (GET if unset)"}
+	spec.Params["keepalive"] = scenario.ParamSpec{Type: scenario.Bool, Doc: "keep connections open between requests (true if unset)"}
+	spec.Params["expect_body"] = scenario.ParamSpec{Type: scenario.String, Doc: "a regular expression every response body must match"}
+	workload.Register(workload.Workload{Name: Name, Spec: spec, AnyImpl: true, Run: run, Text: Text})
+}
+
+func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	rate, err := Rate(e, r)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := r.Params["url"].(string)
+	cfg, err := Options(r, u, rate).Config()
+	if err != nil {
+		return nil, err
+	}
+	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
+		return nil, err
+	}
+	return Measure(ctx, e, r, cfg, "async")
+}
+
+// Params returns the scenario parameters every HTTP workload takes: load model, connections,
+// threads, rate and timeout, timed with a 10 s default duration and 1 s warm-up.
+func Params() scenario.WorkloadSpec {
+	return scenario.WorkloadSpec{
+		Params: map[string]scenario.ParamSpec{
+			"load": {Type: scenario.String, Enum: []string{"closed", "open"}, Default: "closed",
+				Doc: "closed (each connection waits for its response: peak throughput) or open (a fixed rate: latency)"},
+			"connections": {Type: scenario.Int, Check: scenario.Positive, Doc: "connections kept open"},
+			"threads":     {Type: scenario.Int, Check: scenario.Positive, Doc: "generator threads"},
+			"rate": {Type: scenario.Float, Check: scenario.NonNegative,
+				Doc: "open loop: total requests per second; 0 or unset takes rate_of_peak of the closed loop's peak in the same repeat"},
+			"rate_of_peak": {Type: scenario.Float, Check: fraction,
+				Doc: "open loop without rate: the share of the closed-loop peak to offer, in (0, 1]; 0.5 if unset"},
+			"timeout": {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "a slower response counts as a timeout error"},
+		},
+		Timed: true, DefaultDuration: 10 * time.Second, DefaultWarmup: time.Second,
+	}
+}
+
+// Options returns the generator options of an HTTP run against u at rate (0: closed loop).
+func Options(r scenario.Run, u string, rate float64) httpbench.Options {
+	o := httpbench.Options{
+		URL: u, Duration: r.Duration, Warmup: r.Warmup, Timeout: 2 * time.Second,
+		Connections: 10, Rate: rate, RateSet: rate > 0, Method: "GET",
+	}
+	if v, ok := r.Params["connections"].(int64); ok {
+		o.Connections = int(v)
+	}
+	if v, ok := r.Params["threads"].(int64); ok {
+		o.Threads = int(v)
+	}
+	if v, ok := r.Params["timeout"].(time.Duration); ok {
+		o.Timeout = v
+	}
+	if v, ok := r.Params["method"].(string); ok && v != "" {
+		o.Method = v
+	}
+	if v, ok := r.Params["keepalive"].(bool); ok {
+		o.NoKeepAlive = !v
+	}
+	if v, ok := r.Params["expect_body"].(string); ok {
+		o.ExpectBody = v
+	}
+	return o
+}
+
+// ErrNoPeer is the error of an open-loop run without a rate whose closed-loop peer is missing.
+var ErrNoPeer = errors.New("no closed-loop peak to take the open-loop rate from")
+
+// Rate returns 0 for a closed loop, else the open loop's rate: the run's rate, or rate_of_peak
+// (0.5 if unset) of the mean throughput of its closed-loop peer, which must have run before it.
+func Rate(e *workload.Env, r scenario.Run) (float64, error) {
+	if load, _ := r.Params["load"].(string); load != "open" {
+		return 0, nil
+	}
+	if v, _ := r.Params["rate"].(float64); v > 0 {
+		return v, nil
+	}
+	share := 0.5
+	if v, ok := r.Params["rate_of_peak"].(float64); ok && v > 0 {
+		share = v
+	}
+	peer, ok := e.Suite.Peer(r, "load", "closed")
+	if !ok || peer.Index > r.Index {
+		return 0, fmt.Errorf("%w: add load: closed to the scenario, or set rate", ErrNoPeer)
+	}
+	rec := e.Record(peer.ID)
+	if rec == nil || rec.Throughput.Mean < 1 {
+		return 0, fmt.Errorf("%w: its run %s failed", ErrNoPeer, peer.ID)
+	}
+	return rec.Throughput.Mean * share, nil
+}
+
+// Measure runs the generator with cfg and returns the record of run r.
+func Measure(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Config, mode string) (*result.Record, error) {
+	cfg.OnSecond = e.OnSecond
+	return httpbench.Measure(ctx, cfg, httpbench.Meta{
+		Workload: r.Workload, Impl: r.Impl, Mode: mode, Command: e.Command, Params: r.Params,
+	})
+}
+
+// MeasureImpl starts the run's impl on its listen address (or a free one), loads path with the
+// options edit gives, and adds the impl's own cost over the measured phase to the record.
+func MeasureImpl(ctx context.Context, e *workload.Env, r scenario.Run, path string, edit func(*httpbench.Options)) (*result.Record, error) {
+	rate, err := Rate(e, r)
+	if err != nil {
+		return nil, err
+	}
+	t, err := e.Target(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := listenAddr(r)
+	if err != nil {
+		return nil, err
+	}
+	p, err := t.Inst.Start(ctx, impl.StartOptions{Variant: t.Variant.Name, Env: map[string]string{env.Listen: addr}})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop()
+	o := Options(r, "http://"+addr+path, rate)
+	if edit != nil {
+		edit(&o)
+	}
+	cfg, err := o.Config()
+	if err != nil {
+		return nil, err
+	}
+	mark := time.AfterFunc(cfg.Warmup, p.Mark) // the impl's cost counts from the end of the warm-up
+	defer mark.Stop()
+	t0 := time.Now()
+	rec, err := Measure(ctx, e, r, cfg, t.Variant.Mode)
+	if err != nil {
+		return rec, err
+	}
+	t.Label(rec)
+	select {
+	case <-p.Done():
+		return rec, fmt.Errorf("impl %s exited during the run: %s; log %s", t.Name(), p.Tail(), p.LogPath())
+	default:
+	}
+	rec.Processes = append(rec.Processes, result.NewProcess(t.Name(), "sut", p.PID(), p.Usage(), time.Since(t0)-cfg.Warmup))
+	return rec, nil
+}
+
+// listenAddr is the run's listen parameter, or a free port of 127.0.0.1.
+func listenAddr(r scenario.Run) (string, error) {
+	addr, _ := r.Params["listen"].(string)
+	if addr == "" || addr == "auto" {
+		return sut.FreeAddr()
+	}
+	return addr, nil
+}
+
+func fraction(v any) error {
+	if f, ok := v.(float64); ok && (f <= 0 || f > 1) {
+		return fmt.Errorf("must be in (0, 1], got %g", f)
+	}
+	return nil
+}
+
+func httpURL(v any) error {
+	s, _ := v.(string)
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%q is not an http:// URL", s)
+	}
+	return nil
+}
+
+// VerifyRoutes starts each variant of inst on a free port, checks the routes it declares for
+// workload w (impl.CheckRoutes) and writes each problem, seed flaw reproduced or failure to
+// v.Out; it returns the number of failures.
+func VerifyRoutes(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string) (int, error) {
+	failures := 0
+	for _, variant := range inst.Manifest.Variants {
+		failures += verifyVariant(ctx, v, inst, w, variant)
+	}
+	return failures, nil
+}
+
+func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, variant impl.Variant) int {
+	label := w + " " + variant.Name
+	fail := func(err error) int {
+		fmt.Fprintf(v.Out, "  FAIL %s: %s\n", label, oneLine(err.Error()))
+		return 1
+	}
+	addr, err := sut.FreeAddr()
+	if err != nil {
+		return fail(err)
+	}
+	p, err := inst.Start(ctx, impl.StartOptions{Variant: variant.Name, Env: map[string]string{env.Listen: addr}})
+	if err != nil {
+		return fail(err)
+	}
+	routes := inst.Manifest.Workloads[w].Routes
+	verdict := impl.Judge(variant, impl.CheckRoutes(ctx, addr, routes))
+	p.Stop()
+	for _, r := range verdict.Reproduced {
+		fmt.Fprintf(v.Out, "  flaw %s: seed flaw reproduced: %s\n", label, r)
+	}
+	for _, f := range verdict.Failures {
+		fmt.Fprintf(v.Out, "  FAIL %s: %s\n", label, f)
+	}
+	for _, id := range verdict.Unchecked {
+		fmt.Fprintf(v.Out, "  note %s: expected seed flaw %s shows only under load (iobench run)\n", label, id)
+	}
+	if len(verdict.Failures) == 0 && len(verdict.Reproduced) == 0 {
+		fmt.Fprintf(v.Out, "  ok   %s: %d route(s) answer as DESIGN §5.3 says\n", label, len(routes))
+	}
+	return len(verdict.Failures)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Text writes an HTTP record's text block in wrk's layout, latency distribution included.
+func Text(w io.Writer, rec *result.Record) error {
+	textblock.HTTP(w, rec, textblock.TextOptions{Latency: true})
+	return nil
+}

@@ -1,0 +1,136 @@
+// Package workload is the contract every workload fulfils and the registry it joins. A workload
+// is one package under internal/workload/ that calls Register from an init function; the
+// executable imports it once (cmd/iobench/workloads.go). The scenario parser (Known), the suite
+// (Run), `iobench verify` (Verify) and `iobench report` (Text) iterate the registry, so no code
+// outside a workload's package names it.
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+)
+
+// Workload is what a workload package registers.
+type Workload struct {
+	// Name is the workload's id: in scenarios (workload: NAME), impl manifests (workloads:) and
+	// records.
+	Name string
+	// Spec gives the scenario parameters (typed, with defaults and checks), the services by role
+	// and the timing. Its Impls is filled by Known from the impls found.
+	Spec scenario.WorkloadSpec
+	// AnyImpl says a scenario's impls are labels, not impls from impls/ (http measures any URL).
+	AnyImpl bool
+	// Run measures one scenario run in a suite and returns its record; a record with an error is
+	// a run that measured but failed verification.
+	Run func(ctx context.Context, env *Env, r scenario.Run) (*result.Record, error)
+	// Verify checks an impl against the workload's contract for `iobench verify`, writing one
+	// line per check to v.Out, and returns how many failed; nil means verify has no checks yet.
+	Verify func(ctx context.Context, v *VerifyEnv, inst *impl.Installation) (failures int, err error)
+	// Text writes a record's text block (iobench run, iobench report); nil means the record has
+	// only its line in the summary.
+	Text func(w io.Writer, rec *result.Record) error
+}
+
+// Env is what a suite gives the runs of a workload.
+type Env struct {
+	// Target resolves the run's impl (NAME or NAME:VARIANT), installed and checked once per suite.
+	Target func(ctx context.Context, r scenario.Run) (Target, error)
+	// Record returns the record of a run of this suite that has ended, by id; nil if none.
+	Record func(id string) *result.Record
+	// Suite is the suite being run (a run can look up its peers).
+	Suite *scenario.Suite
+	// Share returns what open made for key earlier in this suite, or calls it now; what open
+	// returns to close runs when the suite ends. Runs share services this way.
+	Share func(key string, open func() (value any, close func(), err error)) (any, error)
+	// Command is recorded in every result.
+	Command []string
+	// OnSecond receives live figures of runs that have them.
+	OnSecond func(engine.Snapshot)
+	// Progress receives a live line of runs that write one; nil for none.
+	Progress io.Writer
+}
+
+// VerifyEnv is what `iobench verify` gives a workload's checks.
+type VerifyEnv struct {
+	Out   io.Writer
+	Count int // how many operations a check may send
+	Log   *slog.Logger
+	// Command is the command line, recorded where a check writes a record.
+	Command []string
+	// BrokerURL opens (or finds) the message broker a check needs; close stops what it started.
+	BrokerURL func(ctx context.Context) (url string, close func(), err error)
+}
+
+// Target is the system under test of one run: an installed impl and the variant it runs.
+type Target struct {
+	Inst    *impl.Installation
+	Variant impl.Variant
+}
+
+// Name returns the impl's name, as records show it.
+func (t Target) Name() string { return t.Inst.Manifest.Name }
+
+// Label records what ran: the impl, its variant and mode, and the seed flaws it expects.
+func (t Target) Label(rec *result.Record) {
+	rec.Impl, rec.Variant, rec.Mode, rec.Expect = t.Name(), t.Variant.Name, t.Variant.Mode, t.Variant.Expect
+}
+
+var registry = map[string]Workload{}
+
+// Register adds w to the registry. It panics on a second workload of the same name or one
+// without a Run: both are mistakes in the program, found by its first start.
+func Register(w Workload) {
+	if _, dup := registry[w.Name]; dup || w.Name == "" || w.Run == nil {
+		panic(fmt.Sprintf("workload: Register(%q): empty name, no Run, or registered twice", w.Name))
+	}
+	registry[w.Name] = w
+}
+
+// Lookup returns the registered workload called name.
+func Lookup(name string) (Workload, bool) {
+	w, ok := registry[name]
+	return w, ok
+}
+
+// Names returns the registered workloads' names, sorted.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Known returns the scenario registry of the registered workloads. impls gives, for each
+// workload, the impl references a scenario may name (impl.WorkloadRefs of the manifests found);
+// a workload that no impl declares accepts none, one with AnyImpl accepts any name.
+func Known(impls map[string][]string) scenario.Known {
+	k := scenario.Known{Workloads: map[string]scenario.WorkloadSpec{}}
+	for name, w := range registry {
+		spec := w.Spec
+		spec.Impls = nil
+		if !w.AnyImpl {
+			spec.Impls = append([]string{}, impls[name]...) // never nil: nil accepts any name
+		}
+		k.Workloads[name] = spec
+	}
+	return k
+}
+
+// Text writes rec's text block with its workload's Text; false when it has none.
+func Text(w io.Writer, rec *result.Record) (bool, error) {
+	wl, ok := registry[rec.Workload]
+	if !ok || wl.Text == nil {
+		return false, nil
+	}
+	return true, wl.Text(w, rec)
+}
