@@ -31,7 +31,7 @@ type busFlags struct {
 func newBusCmd() *cobra.Command {
 	var f busFlags
 	cmd := &cobra.Command{
-		Use:   "bus",
+		Use:   bus.Name,
 		Short: "Seed 1: a command bus (broker + database) consumed by a sync or an async consumer, every message accounted for",
 		Long: `Run the bus workload of seed 1 (symfony/messenger vs service-bus): fill a queue with N commands from
 one publisher, then start the consumer ('iobench serve bus' as a child process), which for each

@@ -102,7 +102,7 @@ type publishFlags struct {
 func newPublishCmd() *cobra.Command {
 	f := publishFlags{cfg: publish.DefaultConfig()}
 	cmd := &cobra.Command{
-		Use:   "publish",
+		Use:   publish.Name,
 		Short: "Seed 2: publish throughput to RabbitMQ, counted at the broker (Go publisher, presets, or a Python impl)",
 		Long: `Publish messages to one RabbitMQ queue and report what the BROKER accepted: the publisher
 confirms it sent (--confirm N), or else the queue's message count read from the broker every

@@ -17,7 +17,7 @@ func newServeBusCmd() *cobra.Command {
 	var cfg bus.ConsumerConfig
 	env, envErr := bus.ConsumerConfigFromEnv(os.Getenv)
 	cmd := &cobra.Command{
-		Use:   "bus",
+		Use:   bus.Name,
 		Short: "Run the Go reference consumer of the bus workload (what 'iobench bus' starts)",
 		Long: `Consume the command queue iobench.bus.commands (and, in the durable profile, the event queue
 iobench.bus.events). For each command: BEGIN; INSERT INTO customers (idempotent on id); publish the

@@ -20,7 +20,7 @@ func init() { serveSubcommands = append(serveSubcommands, newServeHelloCmd) }
 func newServeHelloCmd() *cobra.Command {
 	var listen string
 	cmd := &cobra.Command{
-		Use:   "hello",
+		Use:   hello.Name,
 		Short: "Serve the hello workload: GET / answers \"Hello world!\"",
 		Long: "Serve the hello workload's built-in Go server (raw-socket HTTP/1.1, keep-alive, pipelining)\n" +
 			"until interrupted. GET / answers \"Hello world!\"; other paths 404, other methods 405.\n" +

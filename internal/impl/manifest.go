@@ -23,11 +23,30 @@ var Languages = []string{"go", "node", "php", "python"}
 // Modes of a variant: one operation in flight per process, or many.
 var Modes = []string{"sync", "async"}
 
-// Workloads are the workload ids an impl may declare (DESIGN §2).
-var Workloads = []string{"bus", "cachequeue", "fanout", "hello", "publish"}
+// Section is what a workload asks of the manifest section (workloads.NAME) of the impls that
+// declare it. Each workload registers its own (workload.Register does), so that this package
+// names none.
+type Section struct {
+	Routes bool // the impl serves HTTP: routes required, each a path (DESIGN §5.3)
+	Queues bool // the impl consumes and publishes queues: the queues required
+	// Variants checks the per-variant settings (workloads.NAME.variants); nil refuses them.
+	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
+}
 
-// httpWorkloads are the workloads whose impls serve HTTP and declare routes.
-var httpWorkloads = []string{"cachequeue", "fanout", "hello"}
+var sections = map[string]Section{}
+
+// RegisterSection makes workload one that manifests may declare, with its section's rules.
+func RegisterSection(workload string, s Section) { sections[workload] = s }
+
+// Workloads returns the workloads a manifest may declare (those registered), sorted.
+func Workloads() []string {
+	out := make([]string, 0, len(sections))
+	for w := range sections {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // Signals a manifest may name in stop.signal.
 var Signals = []string{"INT", "KILL", "QUIT", "TERM"}
@@ -69,7 +88,8 @@ type Variant struct {
 type Workload struct {
 	Routes []string `yaml:"routes"`
 	Queues []string `yaml:"queues"`
-	// Variants holds the publish workload's settings of each variant, by variant name.
+	// Variants holds a workload's settings of each variant, by variant name (publish's queue and
+	// count); the workload's Section checks them.
 	Variants map[string]PublishSettings `yaml:"variants"`
 }
 
@@ -188,17 +208,6 @@ func (m *Manifest) VariantsText() string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// Publish returns the named variant (the first for "") with its publish settings, or false when
-// the impl has no such variant or does not implement publish.
-func (m *Manifest) Publish(variant string) (Variant, PublishSettings, bool) {
-	v, ok := m.Variant(variant)
-	if !ok {
-		return Variant{}, PublishSettings{}, false
-	}
-	s, ok := m.Workloads["publish"].Variants[v.Name]
-	return v, s, ok
 }
 
 // UnknownVariant is the one-line error for a variant name m does not have.

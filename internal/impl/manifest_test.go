@@ -84,8 +84,11 @@ func TestLoadGood(t *testing.T) {
 	if v, ok := m.Variant(""); !ok || v.Name != "single" || v.Mode != "sync" || v.Env["X"] != "1" {
 		t.Fatalf("default variant %+v %v", v, ok)
 	}
-	if v, s, ok := m.Publish("seed"); !ok || v.Mode != "async" || !v.Expects("content-length-mismatch") || s.Count != 20 || s.Concurrency != 4 {
-		t.Fatalf("publish variant %+v %+v %v", v, s, ok)
+	if v, ok := m.Variant("seed"); !ok || v.Mode != "async" || !v.Expects("content-length-mismatch") {
+		t.Fatalf("variant seed %+v %v", v, ok)
+	}
+	if s := m.Workloads["publish"].Variants["seed"]; s.Count != 20 || s.Concurrency != 4 {
+		t.Fatalf("publish settings of seed %+v", s)
 	}
 	if _, ok := m.Variant("nope"); ok {
 		t.Fatal("unknown variant found")
@@ -142,18 +145,14 @@ workloads:
   publish:
     variants:
       a: {queue: q, count: 0}
-      c: {count: 5, concurrency: -1, persistent: true}
 start: {command: [x]}
 ready: {log: "(", tcp: listen}
 stop: {signal: HUP, timeout: forever}
 `, []string{
 			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
 			"workloads.teleport: unknown workload", `workloads.hello.routes[0]: "nope" does not start with /`,
-			"workloads.hello.variants: only publish takes per-variant settings",
-			"workloads.publish.variants.a.count: 0", `workloads.publish.variants: variant "b" has no publish settings`,
-			"workloads.publish.variants.c: not a declared variant", "workloads.publish.variants.c.queue: missing",
-			"workloads.publish.variants.c.concurrency: -1",
-			"variants.c.persistent: persistent messages in a non-durable queue", "ready: both log and tcp given",
+			"workloads.hello.variants: this workload takes no per-variant settings",
+			"workloads.publish.variants.a.count: not positive", "ready: both log and tcp given",
 			`stop.signal: "HUP"`, `stop.timeout: "forever" is not a positive duration`}},
 		{"unknown keys and types", "python/demo", `
 name: python-demo

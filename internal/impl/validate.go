@@ -28,7 +28,7 @@ func (m *Manifest) validate(add addFunc) {
 	oneOf(add, "language", m.Language, Languages)
 	m.validateVariants(add)
 	if len(m.Workloads) == 0 {
-		add("workloads", "missing", "declare at least one of "+strings.Join(Workloads, ", ")+" with what it needs")
+		add("workloads", "missing", "declare at least one of "+strings.Join(Workloads(), ", ")+" with what it needs")
 	}
 	for _, w := range m.WorkloadNames() {
 		m.validateWorkload(add, w, m.Workloads[w])
@@ -99,15 +99,15 @@ func (m *Manifest) validateVariants(add addFunc) {
 
 func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	f := "workloads." + id
-	if !slices.Contains(Workloads, id) {
-		add(f, "unknown workload", "choose from "+strings.Join(Workloads, ", "))
+	sec, ok := sections[id]
+	if !ok {
+		add(f, "unknown workload", "choose from "+strings.Join(Workloads(), ", "))
 		return
 	}
-	if id != "publish" && w.Variants != nil {
-		add(f+".variants", "only publish takes per-variant settings", "give the variants at the top level (variants: [...])")
+	if sec.Variants == nil && w.Variants != nil {
+		add(f+".variants", "this workload takes no per-variant settings", "give the variants at the top level (variants: [...])")
 	}
-	switch {
-	case slices.Contains(httpWorkloads, id):
+	if sec.Routes {
 		if len(w.Routes) == 0 {
 			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (DESIGN §5.3)")
 		}
@@ -116,48 +116,12 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 				add(fmt.Sprintf("%s.routes[%d]", f, i), fmt.Sprintf("%q does not start with /", r), "write the path, e.g. /cache/redis")
 			}
 		}
-	case id == "bus":
-		if len(w.Queues) == 0 {
-			add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
-		}
-	case id == "publish":
-		m.validatePublish(add, f, w.Variants)
 	}
-}
-
-// validatePublish checks that every variant has publish settings and every settings entry
-// names a variant.
-func (m *Manifest) validatePublish(add addFunc, f string, settings map[string]PublishSettings) {
-	declared := map[string]bool{}
-	for _, v := range m.Variants {
-		declared[v.Name] = true
-		if _, ok := settings[v.Name]; !ok && v.Name != "" {
-			add(f+".variants", fmt.Sprintf("variant %q has no publish settings", v.Name),
-				fmt.Sprintf("add %s.variants.%s: {queue: ..., count: ...}", f, v.Name))
-		}
+	if sec.Queues && len(w.Queues) == 0 {
+		add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
 	}
-	names := make([]string, 0, len(settings))
-	for name := range settings {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		s, vf := settings[name], f+".variants."+name
-		if !declared[name] {
-			add(vf, "not a declared variant", "declare it under variants: or fix the name ("+strings.Join(m.VariantNames(), ", ")+")")
-		}
-		if s.Queue == "" {
-			add(vf+".queue", "missing", "name the queue the variant publishes to (the seed's)")
-		}
-		if s.Count <= 0 {
-			add(vf+".count", fmt.Sprintf("%d", s.Count), "give the seed's message count, a positive number")
-		}
-		if s.Concurrency < 0 {
-			add(vf+".concurrency", fmt.Sprintf("%d", s.Concurrency), "use 0 or 1 for one, or the number of threads/processes/tasks")
-		}
-		if s.Persistent && !s.QueueDurable {
-			add(vf+".persistent", "persistent messages in a non-durable queue do not survive a restart", "set queue_durable: true")
-		}
+	if sec.Variants != nil {
+		sec.Variants(m, f, w, add)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/iobench/iobench/internal/workload"
 	_ "github.com/iobench/iobench/internal/workload/bus" // the workloads this test runs
 	"github.com/iobench/iobench/internal/workload/hello"
+	_ "github.com/iobench/iobench/internal/workload/publish"
 	_ "github.com/iobench/iobench/internal/workload/web"
 )
 

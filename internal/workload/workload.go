@@ -28,6 +28,9 @@ type Workload struct {
 	Spec scenario.WorkloadSpec
 	// AnyImpl says a scenario's impls are labels, not impls from impls/ (http measures any URL).
 	AnyImpl bool
+	// Manifest is what the impls declaring the workload give in their manifest section
+	// (workloads.NAME): routes, queues, per-variant settings.
+	Manifest impl.Section
 	// Run measures one scenario run in a suite and returns its record; a record with an error is
 	// a run that measured but failed verification.
 	Run func(ctx context.Context, env *Env, r scenario.Run) (*result.Record, error)
@@ -92,6 +95,9 @@ func Register(w Workload) {
 		panic(fmt.Sprintf("workload: Register(%q): empty name, no Run, or registered twice", w.Name))
 	}
 	registry[w.Name] = w
+	if !w.AnyImpl {
+		impl.RegisterSection(w.Name, w.Manifest)
+	}
 }
 
 // Lookup returns the registered workload called name.

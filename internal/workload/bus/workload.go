@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -15,7 +16,7 @@ import (
 const Name = "bus"
 
 func init() {
-	workload.Register(workload.Workload{Name: Name, Spec: spec(), Run: suiteRun, Text: WriteSummary})
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: impl.Section{Queues: true}, Run: suiteRun, Text: WriteSummary})
 }
 
 func spec() scenario.WorkloadSpec {

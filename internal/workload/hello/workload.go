@@ -20,7 +20,7 @@ const Body = "Hello world!"
 func init() {
 	spec := web.Params()
 	spec.Params["listen"] = scenario.ParamSpec{Type: scenario.Addr, Doc: "where the SUT listens: host:port, or auto for a free port of 127.0.0.1"}
-	workload.Register(workload.Workload{Name: Name, Spec: spec, Run: run, Verify: verify, Text: web.Text})
+	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.Section{Routes: true}, Run: run, Verify: verify, Text: web.Text})
 }
 
 // run starts the run's impl and loads GET /, every response checked: status 200, body Body.

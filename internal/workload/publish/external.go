@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/iobench/iobench/internal/env"
 	"io"
 	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/iobench/iobench/internal/env"
 
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/procstat"
@@ -62,9 +63,9 @@ type external struct {
 // broker. The impl's own rate is recorded as SelfReported, never used.
 func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	m := ic.Installation.Manifest
-	v, s, ok := m.Publish(ic.Variant)
+	v, s, ok := settings(m, ic.Variant)
 	if !ok {
-		if _, implements := m.Workloads["publish"]; !implements {
+		if _, implements := m.Workloads[Name]; !implements {
 			return nil, badInput("impl %s does not implement the publish workload", m.Name)
 		}
 		return nil, badInput("%v", m.UnknownVariant(ic.Variant))

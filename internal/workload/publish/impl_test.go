@@ -88,7 +88,7 @@ func TestSeed2RowsNameRepoImpls(t *testing.T) {
 			t.Errorf("%s: %v", row.Name, err)
 			continue
 		}
-		if _, _, ok := m.Publish(row.Variant); !ok {
+		if _, ok := m.Workloads[publish.Name].Variants[row.Variant]; !ok {
 			t.Errorf("%s: %s has no publish variant %s", row.Name, row.Impl, row.Variant)
 		}
 	}

@@ -89,7 +89,7 @@ func Seed2(ctx context.Context, cfg Seed2Config) []Seed2Row {
 			if inst == nil {
 				row.Err = fmt.Errorf("impl %s not installed", row.Impl)
 			} else {
-				_, s, _ := inst.Manifest.Publish(row.Variant)
+				_, s, _ := settings(inst.Manifest, row.Variant)
 				row.Record, row.Err = RunImpl(ctx, ImplConfig{
 					Installation: inst, Variant: row.Variant, URL: cfg.URL,
 					Count:   int(scaled(int64(s.Count), scale, int64(max(s.Concurrency, 1)))),

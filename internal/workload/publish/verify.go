@@ -25,7 +25,7 @@ func VerifyImpl(ctx context.Context, ic ImplConfig) []Check {
 	var out []Check
 	m := ic.Installation.Manifest
 	for _, name := range m.VariantNames() {
-		_, v, ok := m.Publish(name)
+		_, v, ok := settings(m, name)
 		if !ok || ctx.Err() != nil {
 			continue
 		}

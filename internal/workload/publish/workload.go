@@ -16,7 +16,7 @@ import (
 const Name = "publish"
 
 func init() {
-	workload.Register(workload.Workload{Name: Name, Spec: spec(), Run: suiteRun, Verify: verify, Text: WriteSummary})
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary})
 }
 
 func spec() scenario.WorkloadSpec {

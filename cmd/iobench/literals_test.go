@@ -1,0 +1,60 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/iobench/iobench/internal/workload"
+)
+
+// TestNoWorkloadNamesOutsideTheirPackage: no Go file outside internal/workload/NAME/ spells a
+// registered workload's name as a string literal; code elsewhere goes through the registry or
+// the package's Name constant. Tests are exempt (they name workloads to test them), and so is
+// http, which is also the URL scheme and the generator's command.
+func TestNoWorkloadNamesOutsideTheirPackage(t *testing.T) {
+	names := map[string]bool{}
+	for _, n := range workload.Names() {
+		if n != "http" && !strings.HasPrefix(n, "example-") {
+			names[n] = true
+		}
+	}
+	root := "../.."
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "impls" || d.Name() == "results") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, _ := strconv.Unquote(lit.Value)
+			if names[s] && !strings.HasPrefix(rel, filepath.Join("internal", "workload", s)+string(filepath.Separator)) {
+				t.Errorf("%s: the workload name %q outside its package; use %s.Name or the registry", fset.Position(lit.Pos()), s, s)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,60 @@
+package publish
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/iobench/iobench/internal/impl"
+)
+
+// section is what a publisher impl's manifest declares under workloads.publish: the settings of
+// each of its variants (queue, count, concurrency, persistence, confirms), by variant name.
+var section = impl.Section{Variants: checkSettings}
+
+// checkSettings checks that every variant has publish settings, every settings entry names a
+// variant, and each entry is complete.
+func checkSettings(m *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
+	declared := map[string]bool{}
+	for _, v := range m.Variants {
+		declared[v.Name] = true
+		if _, ok := w.Variants[v.Name]; !ok && v.Name != "" {
+			add(f+".variants", fmt.Sprintf("variant %q has no publish settings", v.Name),
+				fmt.Sprintf("add %s.variants.%s: {queue: ..., count: ...}", f, v.Name))
+		}
+	}
+	names := make([]string, 0, len(w.Variants))
+	for name := range w.Variants {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		s, vf := w.Variants[name], f+".variants."+name
+		if !declared[name] {
+			add(vf, "not a declared variant", "declare it under variants: or fix the name ("+strings.Join(m.VariantNames(), ", ")+")")
+		}
+		if s.Queue == "" {
+			add(vf+".queue", "missing", "name the queue the variant publishes to (the seed's)")
+		}
+		if s.Count <= 0 {
+			add(vf+".count", fmt.Sprintf("%d", s.Count), "give the seed's message count, a positive number")
+		}
+		if s.Concurrency < 0 {
+			add(vf+".concurrency", fmt.Sprintf("%d", s.Concurrency), "use 0 or 1 for one, or the number of threads/processes/tasks")
+		}
+		if s.Persistent && !s.QueueDurable {
+			add(vf+".persistent", "persistent messages in a non-durable queue do not survive a restart", "set queue_durable: true")
+		}
+	}
+}
+
+// settings returns the named variant of m (the first for "") with its publish settings, or
+// false when m has no such variant or does not implement publish.
+func settings(m *impl.Manifest, variant string) (impl.Variant, impl.PublishSettings, bool) {
+	v, ok := m.Variant(variant)
+	if !ok {
+		return impl.Variant{}, impl.PublishSettings{}, false
+	}
+	s, ok := m.Workloads[Name].Variants[v.Name]
+	return v, s, ok
+}
