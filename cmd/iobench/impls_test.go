@@ -109,3 +109,20 @@ func TestVerifyExpectedFinding(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q: want 1 for the fixed variant only", code, stderr)
 	}
 }
+
+// TestVerifyGoPublisher verifies seed 2's Go publishers as an impl on the RabbitMQ of the tests:
+// each variant's messages counted at the broker, on the queue and delivery mode it declares.
+func TestVerifyGoPublisher(t *testing.T) {
+	if os.Getenv(env.AMQPURL) == "" {
+		t.Skip("no RabbitMQ: run through make test, which starts one and sets " + env.AMQPURL)
+	}
+	code, stdout, stderr := runCLI("verify", "go-publisher", "-n", "300", "--state-dir", t.TempDir())
+	for _, v := range []string{"single", "pool", "ultra"} {
+		if want := "ok   publish " + v + ": 300 of 300 messages counted at the broker"; !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
