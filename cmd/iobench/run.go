@@ -26,7 +26,7 @@ func init() { subcommands = append(subcommands, newRunCmd) }
 
 type runFlags struct {
 	results, implsDir, stateDir string
-	quiet                       bool
+	quiet, full                 bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -44,18 +44,24 @@ impls: [go-hello, python-asyncio-hello], or NAME:VARIANT for one variant. Each i
 and checked once per suite, started with the IOBENCH_* environment, and its own CPU and peak
 memory are recorded beside the throughput.
 
+Sizes: each seed's scenario keeps the seed's shape at a short default size that finishes in a few
+minutes here; --full runs the seed's own sizes (the scenario's full: block: counts, durations,
+repeats).
+
 Each run's text block is printed as it ends, then a summary table (median and spread over the
 repeats). Results go to --results/<timestamp>-<suite>/: one JSON record per run, summary.md and a
 self-contained report.html. A run that fails is reported as failed and the suite goes on; the exit
 code is then 1.`,
 		Example: `  iobench run
   iobench run scenarios/hello-langs.yaml
-  iobench run scenarios/seed4-hello.yaml scenarios/seed1-bus.yaml`,
+  iobench run scenarios/seed4-hello.yaml scenarios/seed1-bus.yaml
+  iobench run --full scenarios/seed2-publish.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSuites(cmd, args, f) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.results, "results", "results", "directory under which each suite's results go")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.BoolVar(&f.full, "full", false, "the seed's own sizes (each scenario's full: block) instead of the short default")
 	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 	return cmd
@@ -65,7 +71,7 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.implsDir == "" {
 		f.implsDir = impl.DefaultRoot()
 	}
-	suites, err := loadSuites(args, f.implsDir)
+	suites, err := loadSuites(args, f.implsDir, f.full)
 	if err != nil {
 		return err
 	}
@@ -97,12 +103,13 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 
 // loadSuites reads the scenario files, or the embedded quick suite when there are none, against
 // the impls found under implsDir. Every problem of every file is reported at once.
-func loadSuites(args []string, implsDir string) ([]*scenario.Suite, error) {
+func loadSuites(args []string, implsDir string, full bool) ([]*scenario.Suite, error) {
 	entries, err := impl.List(implsDir)
 	if err != nil {
 		return nil, cli.BadInput("%v", err)
 	}
 	known := workload.Known(impl.WorkloadRefs(entries))
+	known.Full = full
 	if len(args) == 0 {
 		data, err := scenarios.Files.ReadFile(scenarios.Quick)
 		if err != nil {

@@ -13,7 +13,10 @@
 // which listen ports it needs; two different systems under test that would share a fixed port
 // are an error, because a runner may keep both up while it interleaves them.
 //
-// The package knows nothing of how a run is carried out: that is the caller's (internal/suite).
-// Builtin describes the workloads that exist in this build, for callers that do not build their
-// own registry.
+// Sizes: a scenario gives its short default size (what `iobench run` runs here in a few minutes)
+// and, in a full: block, the seed's own sizes (params, repeats, warmup, duration), applied when
+// Known.Full is set (iobench run --full).
+//
+// The package knows nothing of how a run is carried out: that is the caller's (internal/suite);
+// the registry of this build is package workload's (workload.Known).
 package scenario

@@ -199,7 +199,10 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 // topKeys are a scenario's keys with what each holds, for the unknown-key hint.
-var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services"}
+var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full"}
+
+// fullKeys are the keys a scenario's full: block may override: the seed's own sizes.
+var fullKeys = []string{"params", "repeats", "warmup", "duration"}
 
 // scenario validates one document; nil when it has errors (already recorded).
 func (p *parser) scenario(doc *yaml.Node) *Scenario {
@@ -215,7 +218,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 	}
 	before := len(p.errs)
 	sc := &Scenario{File: p.file, Line: root.Line, Repeats: DefaultRepeats}
-	fields := p.fields(root, "scenario", topKeys)
+	fields := p.sized(p.fields(root, "scenario", topKeys))
 	if n := fields["name"]; n == nil {
 		p.errAt(root.Line, root.Column, "scenario has no name", "add name: followed by a short id such as hello-pair")
 	} else if s, ok := p.str(n, "name"); ok {
@@ -253,6 +256,52 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		return nil
 	}
 	return sc
+}
+
+// sized applies the scenario's full: block when the parser runs the full sizes (Known.Full):
+// its params override the scenario's one by one, its other keys replace theirs. Without Full the
+// block's keys and parameter names are checked, its values only with --full.
+func (p *parser) sized(fields map[string]*yaml.Node) map[string]*yaml.Node {
+	n := fields["full"]
+	if n == nil {
+		return fields
+	}
+	delete(fields, "full")
+	r := resolve(n)
+	if r == nil || r.Kind != yaml.MappingNode {
+		p.errNode(n, "full must be a mapping", "e.g. full: {duration: 30s, repeats: 3, params: {n: 100000}}")
+		return fields
+	}
+	over := p.fields(r, "full", fullKeys)
+	if !p.known.Full {
+		return fields
+	}
+	for k, v := range over {
+		if k == "params" && fields[k] != nil {
+			v = mergeMappings(resolve(fields[k]), resolve(v))
+		}
+		fields[k] = v
+	}
+	return fields
+}
+
+// mergeMappings returns base with the entries of over added, replacing those of the same key.
+func mergeMappings(base, over *yaml.Node) *yaml.Node {
+	if base == nil || base.Kind != yaml.MappingNode || over == nil || over.Kind != yaml.MappingNode {
+		return over
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: base.Tag, Line: base.Line, Column: base.Column}
+	replaced := map[string]bool{}
+	for i := 0; i+1 < len(over.Content); i += 2 {
+		replaced[over.Content[i].Value] = true
+	}
+	for i := 0; i+1 < len(base.Content); i += 2 {
+		if !replaced[base.Content[i].Value] {
+			out.Content = append(out.Content, base.Content[i], base.Content[i+1])
+		}
+	}
+	out.Content = append(out.Content, over.Content...)
+	return out
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)

@@ -283,3 +283,31 @@ func TestPeer(t *testing.T) {
 		t.Error("found a peer that does not exist")
 	}
 }
+
+// TestFullSizes: a scenario's full: block is checked by key always, and applied only with
+// Known.Full: its params override the scenario's one by one, its repeats and duration replace.
+func TestFullSizes(t *testing.T) {
+	src := "name: x\nworkload: hello\nimpls: [go-hello]\nparams: {connections: 10, load: closed}\nrepeats: 2\nduration: 2s\n" +
+		"full: {params: {connections: 100}, repeats: 3, duration: 30s}\n"
+	short, err := Parse("t.yaml", []byte(src), testKnown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := testKnown()
+	k.Full = true
+	full, err := Parse("t.yaml", []byte(src), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, f := short.Runs[0], full.Runs[0]
+	if len(short.Runs) != 2 || r.Duration != 2*time.Second || r.Params["connections"] != int64(10) {
+		t.Errorf("short: %d runs, %v, %v", len(short.Runs), r.Duration, r.Params)
+	}
+	if len(full.Runs) != 3 || f.Duration != 30*time.Second || f.Params["connections"] != int64(100) || f.Params["load"] != "closed" {
+		t.Errorf("full: %d runs, %v, %v", len(full.Runs), f.Duration, f.Params)
+	}
+	bad := "name: x\nworkload: hello\nimpls: [go-hello]\nfull: {impls: [a], repeats: 3}\n"
+	if _, err := Parse("t.yaml", []byte(bad), testKnown()); err == nil || !strings.Contains(err.Error(), `unknown full key "impls"`) {
+		t.Errorf("full with impls: %v", err)
+	}
+}

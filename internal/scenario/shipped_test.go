@@ -29,14 +29,19 @@ func repoImpls(t testing.TB) map[string][]string {
 	return impl.WorkloadRefs(entries)
 }
 
-// TestShipped loads every file under scenarios/ against the registered workloads and the repo's impls: they must
-// stay valid, and the quick suite must stay quick.
+// TestShipped loads every file under scenarios/, at both sizes, against the registered workloads
+// and the repo's impls: they must stay valid, and the quick suite must stay quick.
 func TestShipped(t *testing.T) {
 	files, _ := filepath.Glob("../../scenarios/*.yaml")
 	if len(files) < 3 {
 		t.Fatalf("found %d scenario files", len(files))
 	}
+	full := workload.Known(repoImpls(t))
+	full.Full = true
 	for _, f := range files {
+		if _, err := scenario.Load(f, full); err != nil {
+			t.Errorf("%s with --full: %v", f, err)
+		}
 		s, err := scenario.Load(f, workload.Known(repoImpls(t)))
 		if err != nil {
 			t.Errorf("%s: %v", f, err)

@@ -5,9 +5,13 @@ import (
 	"time"
 )
 
-// Known is the registry a scenario is validated against: the workloads that exist, by id.
+// Known is what a scenario is validated against: the workloads that exist, by id, and which
+// sizes to run.
 type Known struct {
 	Workloads map[string]WorkloadSpec
+	// Full applies each scenario's full: block, the seed's own sizes (iobench run --full);
+	// otherwise a scenario runs its short default size.
+	Full bool
 }
 
 // WorkloadSpec describes one workload: the impls that implement it, its parameters and the

@@ -23,6 +23,7 @@ func spec() scenario.WorkloadSpec {
 	return scenario.WorkloadSpec{
 		Params: map[string]scenario.ParamSpec{
 			"count":       {Type: scenario.Int, Check: scenario.Positive, Doc: "messages to publish (the variant's, from its manifest, if unset)"},
+			"scale":       {Type: scenario.Float, Check: scenario.Positive, Doc: "publish this share of each variant's own count (1 if unset): a short run keeps the seed's proportions"},
 			"concurrency": {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "threads, processes or tasks of the publisher (the variant's if unset)"},
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the publisher's run (10m if unset)"},
 		},
@@ -46,6 +47,10 @@ func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Rec
 	ic := ImplConfig{Installation: t.Inst, Variant: t.Variant.Name, URL: br.URL, Command: e.Command, Progress: e.Progress}
 	if br.Kind == service.KindLocal {
 		ic.BrokerPIDs, ic.Versions = br.PIDs, map[string]string{"rabbitmq": br.Version}
+	}
+	if v, ok := r.Params["scale"].(float64); ok {
+		_, s, _ := settings(t.Inst.Manifest, t.Variant.Name)
+		ic.Count = max(1, int(float64(s.Count)*v+0.5))
 	}
 	if v, ok := r.Params["count"].(int64); ok {
 		ic.Count = int(v)
