@@ -53,13 +53,10 @@ type pubBroker struct {
 	inst *service.Instance
 }
 
-// openBroker finds the broker: --amqp-url, else service.Ensure (env, `services up`, or a private
-// instance started for this run).
+// openBroker resolves the broker (service.Resolve): --amqp-url, else the environment's, the one
+// of `services up`, or a private instance started for this run.
 func (b *brokerFlags) openBroker(ctx context.Context, log *slog.Logger) (*pubBroker, error) {
-	if b.amqpURL != "" {
-		return &pubBroker{url: b.amqpURL}, nil
-	}
-	inst, err := service.Ensure(ctx, "rabbitmq", service.Options{StateDir: b.stateDir, Logger: log})
+	inst, err := service.Resolve(ctx, publish.BrokerRole, service.Choice{URL: b.amqpURL}, service.Options{StateDir: b.stateDir, Logger: log})
 	if err != nil {
 		return nil, cli.BadInput("%v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/service"
 )
 
 // Workload is what a workload package registers.
@@ -139,4 +140,18 @@ func Text(w io.Writer, rec *result.Record) (bool, error) {
 		return false, nil
 	}
 	return true, wl.Text(w, rec)
+}
+
+// Choice is how a scenario's service entry asks for a role to be filled (service.Resolve):
+// auto, embedded, local, or an external URL.
+func Choice(s scenario.Service) service.Choice {
+	switch s.Kind {
+	case scenario.ServiceEmbedded:
+		return service.Choice{Kind: service.KindEmbedded}
+	case scenario.ServiceLocal:
+		return service.Choice{Kind: service.KindLocal}
+	case scenario.ServiceExternal:
+		return service.Choice{Kind: service.KindExternal, URL: s.URL}
+	}
+	return service.Choice{}
 }

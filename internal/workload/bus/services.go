@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/iobench/iobench/internal/service"
 )
@@ -30,8 +28,18 @@ type Services struct {
 	Broker      Service
 	Database    Service
 	owned       []*service.Instance
-	tmp         string
 }
+
+// BrokerRole is the bus's broker: RabbitMQ started by iobench, or NATS with JetStream inside it.
+var BrokerRole = service.Role{Name: "broker", Local: "rabbitmq", Embedded: "nats",
+	Schemes: map[string]string{"amqp": "rabbitmq", "amqps": "rabbitmq", "nats": "nats"}}
+
+// DatabaseRole is the bus's database: PostgreSQL started by iobench, or a SQLite file.
+var DatabaseRole = service.Role{Name: "database", Local: "postgres", Embedded: "sqlite",
+	Schemes: map[string]string{"postgres": "postgres", "postgresql": "postgres", "sqlite": "sqlite"}}
+
+// brokers maps the --broker flag to its service.
+var brokers = map[string]string{"amqp": "rabbitmq", "nats": "nats"}
 
 // restarter is implemented by service instances that can stop and start again on the same
 // address and data (what --fault restart-broker needs).
@@ -75,24 +83,8 @@ func (s *Services) broker(ctx context.Context, cfg ServicesConfig) error {
 		if cfg.AMQPURL != "" && k != "amqp" || cfg.NATSURL != "" && k != "nats" {
 			return fmt.Errorf("%w: broker URL %s does not match its flag", ErrBadInput, service.Redact(given))
 		}
-		s.BrokerURL = given
-		s.Broker = Service{Name: map[string]string{"amqp": "rabbitmq", "nats": "nats"}[k], Kind: string(service.KindExternal), URL: service.Redact(given)}
-		return nil
 	}
-	if kind == "" {
-		switch {
-		case os.Getenv(service.EnvName("rabbitmq")) != "":
-			kind = "amqp"
-		case os.Getenv(service.EnvName("nats")) != "":
-			kind = "nats"
-		case service.Installed("rabbitmq") == nil:
-			kind = "amqp"
-		default:
-			kind = "nats"
-		}
-	}
-	name := map[string]string{"amqp": "rabbitmq", "nats": "nats"}[kind]
-	inst, err := service.Ensure(ctx, name, cfg.Options)
+	inst, err := service.Resolve(ctx, BrokerRole, service.Choice{URL: given, Service: brokers[kind]}, cfg.Options)
 	if err != nil {
 		return err
 	}
@@ -107,13 +99,6 @@ func (s *Services) database(ctx context.Context, cfg ServicesConfig) error {
 		return fmt.Errorf("%w: --db %q; use postgres or sqlite", ErrBadInput, kind)
 	}
 	given := cfg.DatabaseURL
-	if given == "" {
-		if env := os.Getenv(service.EnvName("postgres")); env != "" {
-			if k, err := dbKind(env); err == nil && k == "sqlite" && kind != "postgres" {
-				given = env // the service manager knows PostgreSQL only; a SQLite URL is used as is
-			}
-		}
-	}
 	if given != "" {
 		k, err := dbKind(given)
 		if err != nil {
@@ -122,29 +107,8 @@ func (s *Services) database(ctx context.Context, cfg ServicesConfig) error {
 		if kind != "" && kind != k {
 			return fmt.Errorf("%w: --db %s does not match --database-url %s", ErrBadInput, kind, service.Redact(given))
 		}
-		s.DatabaseURL = given
-		s.Database = Service{Name: k, Kind: string(service.KindExternal), URL: service.Redact(given)}
-		return nil
 	}
-	if kind == "" {
-		if os.Getenv(service.EnvName("postgres")) != "" || service.Installed("postgres") == nil {
-			kind = "postgres"
-		} else {
-			kind = "sqlite"
-		}
-	}
-	if kind == "sqlite" {
-		dir, err := os.MkdirTemp("", "iobench-bus-")
-		if err != nil {
-			return fmt.Errorf("sqlite: cannot create a temporary directory: %w", err)
-		}
-		s.tmp = dir
-		path := filepath.Join(dir, "bus.db")
-		s.DatabaseURL = "sqlite://" + path
-		s.Database = Service{Name: "sqlite", Kind: string(service.KindEmbedded), URL: s.DatabaseURL}
-		return nil
-	}
-	inst, err := service.Ensure(ctx, "postgres", cfg.Options)
+	inst, err := service.Resolve(ctx, DatabaseRole, service.Choice{URL: given, Service: kind}, cfg.Options)
 	if err != nil {
 		return err
 	}
@@ -177,16 +141,12 @@ func (s *Services) Apply(cfg *Config) {
 	cfg.Broker, cfg.Database = s.Broker, s.Database
 }
 
-// Close stops the servers StartServices started and removes the temporary SQLite file.
+// Close stops the servers StartServices started (and removes the embedded SQLite file).
 func (s *Services) Close(ctx context.Context) error {
 	var errs []error
 	for i := len(s.owned) - 1; i >= 0; i-- {
 		errs = append(errs, s.owned[i].Stop(ctx))
 	}
 	s.owned = nil
-	if s.tmp != "" {
-		errs = append(errs, os.RemoveAll(s.tmp))
-		s.tmp = ""
-	}
 	return errors.Join(errs...)
 }

@@ -31,8 +31,8 @@ func spec() scenario.WorkloadSpec {
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the whole run"},
 		},
 		Services: map[string]scenario.ServiceSpec{
-			"broker":   {Schemes: []string{"amqp", "amqps", "nats"}, Doc: "embedded is NATS with JetStream inside iobench, local is RabbitMQ"},
-			"database": {Schemes: []string{"postgres", "postgresql", "sqlite"}, Doc: "embedded is a SQLite file, local is PostgreSQL"},
+			"broker":   {Schemes: BrokerRole.SchemeList(), Doc: "embedded is NATS with JetStream inside iobench, local is RabbitMQ"},
+			"database": {Schemes: DatabaseRole.SchemeList(), Doc: "embedded is a SQLite file, local is PostgreSQL"},
 		},
 	}
 }

@@ -28,7 +28,7 @@ func spec() scenario.WorkloadSpec {
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the publisher's run (10m if unset)"},
 		},
 		Services: map[string]scenario.ServiceSpec{
-			"broker": {Schemes: []string{"amqp", "amqps"}, Doc: "local is RabbitMQ started by iobench (or the one of 'iobench services up')"},
+			"broker": {Schemes: BrokerRole.SchemeList(), Doc: "local is RabbitMQ started by iobench (or the one of 'iobench services up')"},
 		},
 	}
 }
@@ -68,14 +68,15 @@ func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Rec
 	return rec, err
 }
 
-// sharedBroker finds or starts the suite's RabbitMQ once: the scenario's URL, else the one of
-// the environment or of 'iobench services up', else a private one stopped with the suite.
+// BrokerRole is publish's broker: RabbitMQ.
+var BrokerRole = service.Role{Name: "broker", Local: "rabbitmq", Schemes: map[string]string{"amqp": "rabbitmq", "amqps": "rabbitmq"}}
+
+// sharedBroker resolves the suite's RabbitMQ once (service.Resolve): the scenario's URL, else
+// the one of the environment or of 'iobench services up', else a private one stopped with the
+// suite.
 func sharedBroker(ctx context.Context, e *workload.Env, s scenario.Service) (*service.Instance, error) {
 	v, err := e.Share(Name+"|broker|"+s.URL, func() (any, func(), error) {
-		if s.Kind == scenario.ServiceExternal {
-			return &service.Instance{Name: "rabbitmq", Kind: service.KindExternal, URL: s.URL}, nil, nil
-		}
-		inst, err := service.Ensure(ctx, "rabbitmq", service.Options{})
+		inst, err := service.Resolve(ctx, BrokerRole, workload.Choice(s), service.Options{})
 		if err != nil {
 			return nil, nil, err
 		}
