@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,9 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/impl"
-	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
@@ -135,69 +131,4 @@ func loadSuites(args []string, implsDir string, full bool) ([]*scenario.Suite, e
 		return nil, cli.BadInput("%v", errors.Join(errs...))
 	}
 	return out, nil
-}
-
-// runSuite runs one suite, prints each run and the summary, writes the records and reports, and
-// returns the labels of the runs that failed.
-func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags) ([]string, error) {
-	w := cmd.OutOrStdout()
-	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet)
-	var label string
-	opts := suite.Options{
-		Binary:   bin,
-		Impls:    f.implsDir,
-		StateDir: f.stateDir,
-		Command:  os.Args,
-		OnStart: func(i, n int, r scenario.Run) {
-			label = fmt.Sprintf("[%d/%d] %s", i+1, n, r.Label())
-			prog.Line("%s: starting", label)
-		},
-		OnInstall: func(name string) { prog.Line("%s: installing and checking impl %s", label, name) },
-		OnSecond: func(snap engine.Snapshot) {
-			prog.Line("%s: ", label)
-			prog.Second(snap)
-		},
-	}
-	if prog.On() {
-		opts.Progress = cmd.ErrOrStderr()
-	}
-	fmt.Fprintf(w, "Suite %s: %d runs, results in %s\n", s.Name, len(s.Runs), dir)
-	start := time.Now()
-	outs := suite.Run(cmd.Context(), s, opts)
-	prog.Done()
-	var recs []*result.Record
-	var failures []string
-	for _, o := range outs {
-		fmt.Fprintf(w, "\n== %s ==\n", o.Run.Label())
-		if o.Record != nil {
-			recs = append(recs, o.Record)
-			if err := result.Save(filepath.Join(dir, o.Run.ID+".json"), o.Record, w); err != nil {
-				return nil, cli.BadInput("%v", err)
-			}
-			if err := runText(w, o.Record); err != nil {
-				return nil, err
-			}
-		}
-		if o.Err != nil {
-			fmt.Fprintf(w, "FAILED: %s\n", cli.OneLine(o.Err.Error()))
-			failures = append(failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
-		}
-	}
-	return failures, writeSummary(w, s, dir, recs, time.Since(start))
-}
-
-func writeSummary(w io.Writer, s *scenario.Suite, dir string, recs []*result.Record, took time.Duration) error {
-	fmt.Fprintf(w, "\nSummary of suite %s (%d runs in %s):\n", s.Name, len(recs), took.Round(time.Second))
-	if len(recs) == 0 {
-		return nil
-	}
-	if err := report.SummaryText(w, recs); err != nil {
-		return err
-	}
-	files, err := report.WriteFiles(dir, recs, report.HTMLOptions{Title: "iobench: " + s.Name})
-	if err != nil {
-		return cli.BadInput("%v", err)
-	}
-	fmt.Fprintf(w, "\nReport: %s (%d bytes); summary: %s\n", files.HTML, files.HTMLSize, files.Markdown)
-	return nil
 }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/publish"
+)
+
+func runPublish(cmd *cobra.Command, f *publishFlags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	log, err := f.logger(stderr)
+	if err != nil {
+		return err
+	}
+	fs := cmd.Flags()
+	cfg := f.cfg
+	if fs.Changed("duration") && cfg.Duration <= 0 {
+		return cli.BadInput("-d %v: use a positive duration such as 10s", cfg.Duration)
+	}
+	if fs.Changed("duration") && !fs.Changed("number") {
+		cfg.Count = 0
+	}
+	if f.preset != "" {
+		if f.implName != "" {
+			return cli.BadInput("--preset and --impl both given; presets are the built-in Go publisher's, drop one")
+		}
+		// The preset first, then every flag the user gave on top of it.
+		base := cfg
+		if err := publish.ApplyPreset(&cfg, f.preset); err != nil {
+			return cli.RunError(err)
+		}
+		overrideChanged(fs.Changed, &cfg, &base)
+	}
+	if err := result.CheckWritable(f.jsonPath); err != nil {
+		return cli.BadInput("--json: %v", err)
+	}
+	var inst *impl.Installation
+	if f.implName != "" {
+		if f.variant == "" {
+			return cli.BadInput("--impl %s needs --variant; see 'iobench impls'", f.implName)
+		}
+		if inst, err = installImpl(ctx, f.root(), f.implName, f.stateDir, log); err != nil {
+			return err
+		}
+	} else if f.variant != "" {
+		return cli.BadInput("--variant without --impl; name the impl too")
+	}
+	cfg.URL = "amqp://check/" // checked for real once the broker is known
+	if inst == nil {
+		if err := cfg.Check(); err != nil {
+			return cli.RunError(err)
+		}
+	}
+	prog := cli.NewProgress(stderr, f.quiet)
+	prog.Line("starting rabbitmq...")
+	br, err := f.openBroker(ctx, log)
+	prog.Done()
+	if err != nil {
+		return err
+	}
+	defer br.close(ctx, log)
+	cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerPIDs, cfg.Log = br.url, os.Args, br.versions(), br.pids(), log
+	if prog.On() {
+		cfg.Progress = stderr
+	}
+	var rec *result.Record
+	var runErr error
+	if inst != nil {
+		ic := publish.ImplConfig{
+			Installation: inst, Variant: f.variant, URL: br.url, DrainTimeout: cfg.DrainTimeout,
+			Command: os.Args, Versions: br.versions(), BrokerPIDs: br.pids(), Log: log, Progress: cfg.Progress,
+		}
+		if fs.Changed("number") {
+			ic.Count = int(cfg.Count)
+		}
+		if fs.Changed("publishers") {
+			ic.Concurrency = cfg.Publishers
+		}
+		if fs.Changed("queue") {
+			ic.Queue = cfg.Queue
+		}
+		rec, runErr = publish.RunImpl(ctx, ic)
+	} else {
+		rec, runErr = publish.Run(ctx, cfg)
+	}
+	prog.Done()
+	if rec != nil {
+		out := cmd.OutOrStdout()
+		if f.jsonPath == "-" {
+			out = stderr
+		}
+		if err := publish.WriteSummary(out, rec); err != nil {
+			return err
+		}
+		if f.jsonPath != "" {
+			if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
+				return cli.Failed(err)
+			}
+		}
+	}
+	if runErr != nil {
+		return cli.RunError(runErr)
+	}
+	if rec != nil && rec.Interrupted {
+		return cli.Interrupted(fmt.Errorf("interrupted; the summary covers the part that ran"))
+	}
+	return nil
+}
+
+// overrideChanged copies onto cfg (a preset) the flags the user gave, which live in base.
+func overrideChanged(changed func(string) bool, cfg, base *publish.Config) {
+	type pair struct {
+		flag string
+		set  func()
+	}
+	for _, p := range []pair{
+		{"publishers", func() { cfg.Publishers = base.Publishers }},
+		{"share-connection", func() { cfg.ShareConnection = base.ShareConnection }},
+		{"persistent", func() { cfg.Persistent = base.Persistent }},
+		{"confirm", func() { cfg.Confirm = base.Confirm }},
+		{"size", func() { cfg.Size = base.Size; cfg.Body = publish.BodyBinary }},
+		{"body", func() { cfg.Body = base.Body }},
+		{"number", func() { cfg.Count, cfg.Duration = base.Count, 0 }},
+		{"duration", func() { cfg.Duration = base.Duration; cfg.Count = 0 }},
+		{"queue", func() { cfg.Queue = base.Queue }},
+		{"queue-durable", func() { cfg.QueueDurable = base.QueueDurable }},
+		{"consumers", func() { cfg.Consumers = base.Consumers }},
+	} {
+		if changed(p.flag) {
+			p.set()
+		}
+	}
+}
