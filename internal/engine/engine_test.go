@@ -308,3 +308,38 @@ func TestSlowResponsesAreTimeouts(t *testing.T) {
 		})
 	}
 }
+
+// TestBodyLongerThanContentLength runs against seed 4's ReactPHP flaw, a 13-byte body under
+// Content-Length: 12 on a connection closed after each response: every response counts in the
+// length class, none as a success and none as a read error.
+func TestBodyLongerThanContentLength(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				if _, err := c.Read(buf); err == nil {
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n"))
+				}
+			}()
+		}
+	}()
+	cfg := config(t, "http://"+ln.Addr().String()+"/")
+	cfg.Requests = 200
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors[ErrLength] != 200 || res.Succeeded != 0 || res.Errors[ErrRead] != 0 {
+		t.Fatalf("succeeded %d, errors %v; want all 200 in %s", res.Succeeded, res.Errors, ErrLength)
+	}
+}

@@ -8,14 +8,15 @@ const (
 	ErrRead    = "read"
 	ErrWrite   = "write"
 	ErrTimeout = "timeout"
+	ErrLength  = "length" // a body longer than its Content-Length said
 	ErrStatus  = "status" // a status outside 2xx/3xx or outside --expect-status
 	ErrExpect  = "expect" // a body that did not match --expect-body
 )
 
 // ErrorClasses lists the classes in the order reports show them.
-var ErrorClasses = []string{ErrConnect, ErrRead, ErrWrite, ErrTimeout, ErrStatus, ErrExpect}
+var ErrorClasses = []string{ErrConnect, ErrRead, ErrWrite, ErrTimeout, ErrLength, ErrStatus, ErrExpect}
 
-const nClasses = 6
+const nClasses = 7
 
 func classIndex(c string) int {
 	for i, v := range ErrorClasses {
@@ -34,6 +35,8 @@ func socketClass(err error) int {
 		return 2
 	case httpload.Timeout:
 		return 3
+	case httpload.Length:
+		return 4
 	default:
 		return 1
 	}

@@ -3,6 +3,7 @@ package httpload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"time"
 )
@@ -43,7 +44,9 @@ func newConn(nc net.Conn) *Conn {
 // parsed in place in a buffer the Conn owns, and bytes the server sent after the response are kept
 // for the next one. A request starting with "HEAD " expects no body.
 //
-// Errors are *Error: Write or Read for the phase that failed, Timeout once the deadline passed.
+// Errors are *Error: Write or Read for the phase that failed, Timeout once the deadline passed,
+// Length when bytes that do not begin a response followed it (its body was longer than it
+// said); bytes that do begin one are kept for the next Do.
 // After an error the Conn is unusable; close it and redial. The Response returned with an error
 // still counts in Read the bytes consumed.
 func (c *Conn) Do(req []byte, deadline time.Time) (Response, error) {
@@ -66,7 +69,19 @@ func (c *Conn) Do(req []byte, deadline time.Time) (Response, error) {
 	if err != nil {
 		return resp, c.fail(err)
 	}
+	if left := c.rd.buf[c.rd.r:c.rd.w]; len(left) > 0 && !startsResponse(left) {
+		// Nothing else was asked for, and these bytes do not begin a response: they are the
+		// rest of the body just read.
+		return resp, c.fail(&Error{Class: Length, Err: fmt.Errorf("%d byte(s) followed the body its framing declared (body longer than Content-Length)", len(left))})
+	}
 	return resp, nil
+}
+
+// startsResponse reports whether b could be the beginning of a status line ("HTTP/1.").
+func startsResponse(b []byte) bool {
+	const prefix = "HTTP/1."
+	n := min(len(b), len(prefix))
+	return string(b[:n]) == prefix[:n]
 }
 
 func (c *Conn) fail(err error) error {

@@ -452,3 +452,26 @@ func TestAbort(t *testing.T) {
 		t.Fatalf("Do after Abort = %v, want a prompt non-timeout error", err)
 	}
 }
+
+// TestDoBodyLongerThanContentLength: seed 4's ReactPHP sent "Hello world!\n" under
+// Content-Length: 12. The extra byte is a Length error of that response, not a success (as wrk
+// counts it) nor a read error of the next one; an exact body is no error.
+func TestDoBodyLongerThanContentLength(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want error
+	}{{"Hello world!\n", errAny}, {"Hello world!", nil}} {
+		srv := startRaw(t, respondAlways("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n"+tc.body))
+		c := dialT(t, srv.addr())
+		resp, err := c.Do(getReq, deadline())
+		var e *Error
+		switch {
+		case tc.want == nil && err != nil:
+			t.Errorf("%q: %v", tc.body, err)
+		case tc.want != nil && (!errors.As(err, &e) || e.Class != Length || !strings.Contains(err.Error(), "1 byte(s) followed")):
+			t.Errorf("%q: err %v; want a Length error naming the 1 extra byte", tc.body, err)
+		case resp.Status != 200 || resp.BodyLen != 12:
+			t.Errorf("%q: response %+v", tc.body, resp)
+		}
+	}
+}

@@ -23,9 +23,13 @@ const (
 	Write
 	// Timeout is the deadline of Do passing before the response was complete.
 	Timeout
+	// Length is a response whose body was longer than its framing (Content-Length) said: bytes
+	// followed it before the next request was sent. wrk counts it as a success, or as a read
+	// error on the next response; seed 4's ReactPHP sent 13 bytes under Content-Length: 12.
+	Length
 )
 
-// String returns the class's lowercase name: "connect", "read", "write" or "timeout".
+// String returns the class's lowercase name: "connect", "read", "write", "timeout" or "length".
 func (c Class) String() string {
 	switch c {
 	case Connect:
@@ -36,6 +40,8 @@ func (c Class) String() string {
 		return "write"
 	case Timeout:
 		return "timeout"
+	case Length:
+		return "length"
 	}
 	return "unknown"
 }

@@ -12,13 +12,17 @@ type Finding struct {
 	// Verify says that `iobench verify` detects the flaw by itself; the others show only under
 	// load, as errors of a run.
 	Verify bool
+	// Errors are the error classes of a run (the generator's: connect, read, length, ...) that
+	// the flaw explains; a run of a variant expecting it whose errors are all of these classes
+	// reproduced the flaw rather than failed.
+	Errors []string
 }
 
 // Findings are the seed flaws a manifest may expect, by id.
 var Findings = map[string]Finding{
-	"content-length-mismatch": {Doc: "the Content-Length header disagrees with the body's length (seed 4's ReactPHP declares 12 and writes 13 bytes)", Verify: true},
+	"content-length-mismatch": {Doc: "the Content-Length header disagrees with the body's length (seed 4's ReactPHP declares 12 and writes 13 bytes)", Verify: true, Errors: []string{"length"}},
 	"no-keepalive":            {Doc: "the server closes the connection after every response (seed 4's ReactPHP 0.6)", Verify: true},
-	"connection-limit":        {Doc: "connections beyond a per-client limit are refused (seed 4's Aerys: connectionsPerIP 30 against 100)"},
+	"connection-limit":        {Doc: "connections beyond a per-client limit are refused (seed 4's Aerys: connectionsPerIP 30 against 100)", Errors: []string{"connect", "read", "write"}},
 }
 
 // FindingIDs returns the ids of Findings, sorted.
@@ -64,4 +68,24 @@ func Judge(v Variant, problems []RouteProblem) Verdict {
 		}
 	}
 	return out
+}
+
+// Explains reports whether the findings expect explain every error class of errs (counts by
+// class), and errs has at least one: the run reproduced the seed's flaws and nothing else.
+func Explains(expect []string, errs map[string]int64) bool {
+	var explained []string
+	for _, id := range expect {
+		explained = append(explained, Findings[id].Errors...)
+	}
+	seen := false
+	for class, n := range errs {
+		if n == 0 {
+			continue
+		}
+		if !slices.Contains(explained, class) {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }

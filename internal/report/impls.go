@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 )
 
@@ -21,7 +22,7 @@ func Status(rec *result.Record) string {
 	switch {
 	case Verified(rec):
 		return StatusVerified
-	case len(rec.Expect) > 0 && !rec.Interrupted:
+	case len(rec.Expect) > 0 && !rec.Interrupted && impl.Explains(rec.Expect, rec.Counts.Errors):
 		return StatusFlaw
 	}
 	return StatusFailed

@@ -28,7 +28,7 @@ func withSUT(impl, variant, load string, tp, cpu float64, rss uint64, ops int64,
 func langRecords() []*result.Record {
 	flawed := func(start int) *result.Record {
 		r := withSUT("php-react", "seed", "closed", 500, 1, 30<<20, 5000, start)
-		r.Counts.Failed, r.Counts.Errors, r.Expect = 865, map[string]int64{"read": 810, "write": 55}, []string{"content-length-mismatch"}
+		r.Counts.Failed, r.Counts.Errors, r.Expect = 865, map[string]int64{"length": 865}, []string{"content-length-mismatch"}
 		return r
 	}
 	return []*result.Record{
@@ -39,6 +39,26 @@ func langRecords() []*result.Record {
 		withSUT("python-asyncio-hello", "async", "closed", 38000, 0.9, 23<<20, 380000, 5),
 		flawed(6),
 		withSUT("go-hello", "async", "open", 50000, 0.5, 16<<20, 500000, 7),
+	}
+}
+
+// TestFlawExplainsOnlyItsErrors: a run of a variant that expects a seed flaw reproduced it only
+// when every error it had is of a class the flaw explains; any other error fails it.
+func TestFlawExplainsOnlyItsErrors(t *testing.T) {
+	r := withSUT("php-react", "seed", "closed", 500, 1, 30<<20, 5000, 1)
+	r.Expect, r.Counts.Failed = []string{"content-length-mismatch"}, 10
+	for _, tc := range []struct {
+		errs map[string]int64
+		want string
+	}{
+		{map[string]int64{"length": 10}, StatusFlaw},
+		{map[string]int64{"length": 5, "timeout": 5}, StatusFailed},
+		{map[string]int64{"read": 10}, StatusFailed},
+	} {
+		r.Counts.Errors = tc.errs
+		if got := Status(r); got != tc.want {
+			t.Errorf("errors %v: status %q, want %q", tc.errs, got, tc.want)
+		}
 	}
 }
 
@@ -76,7 +96,7 @@ func TestStatus(t *testing.T) {
 	bad := crafted("hello", "go-hello", "async", "closed", 1, 1, 1)
 	bad.Counts.Failed = 1
 	flaw := crafted("hello", "php-react", "async", "closed", 1, 1, 1)
-	flaw.Counts.Failed, flaw.Expect = 1, []string{"content-length-mismatch"}
+	flaw.Counts.Failed, flaw.Counts.Errors, flaw.Expect = 1, map[string]int64{"length": 1}, []string{"content-length-mismatch"}
 	stopped := crafted("hello", "php-react", "async", "closed", 1, 1, 1)
 	stopped.Counts.Failed, stopped.Expect, stopped.Interrupted = 1, []string{"no-keepalive"}, true
 	for rec, want := range map[*result.Record]string{ok: StatusVerified, bad: StatusFailed, flaw: StatusFlaw, stopped: StatusFailed} {

@@ -102,10 +102,13 @@ func pctLabel(p float64) string {
 
 func totals(p *printer, rec *result.Record) {
 	c := rec.Counts
-	responses := c.Succeeded + c.Errors["status"] + c.Errors["expect"]
+	responses := c.Succeeded + c.Errors["length"] + c.Errors["status"] + c.Errors["expect"]
 	p.f("  %d requests in %s, %s read\n", responses, units.Micros(float64(rec.Duration.Std().Microseconds())), units.Bytes(float64(c.BytesRead)))
 	if s := socketErrors(c); s != "" {
 		p.f("  Socket errors: %s\n", s)
+	}
+	if n := c.Errors["length"]; n > 0 {
+		p.f("  Bodies longer than their Content-Length: %d\n", n)
 	}
 	if n := c.Errors["status"]; n > 0 {
 		p.f("  Non-2xx or 3xx responses: %d\n", n)
