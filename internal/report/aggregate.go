@@ -83,13 +83,15 @@ type Group struct {
 	Records    []*result.Record // in the order they started
 	Unit       string           // throughput unit, e.g. "req/s"
 	Throughput Spread           // of Throughput.Mean
-	P99        Spread           // of Latency.At(99), in microseconds; N is 0 without latency
+	P50, P99   Spread           // of Latency.At(50) and At(99), in microseconds; N is 0 without latency
 	Verified   bool             // every record verified (see Verified)
 	Status     string           // the worst Status of the records
 	Expect     []string         // the seed flaws the variant expects (record.Expect)
 	Warnings   int              // warnings over all records
 	CPUPer1k   Spread           // the SUT's CPU per 1,000 successful operations, in microseconds; N is 0 without
 	PeakRSS    uint64           // the SUT's highest peak RSS over the repeats; 0 without
+	Seed       *result.Seed     // the seed's figure for this setup, if a record carries one
+	Errors     map[string]int64 // errors by class, summed over the repeats
 }
 
 // Aggregate groups records by Key, sorted by workload, impl, mode (sync first) and load model
@@ -113,12 +115,16 @@ func Aggregate(recs []*result.Record) []Group {
 	for i := range groups {
 		g := &groups[i]
 		sort.SliceStable(g.Records, func(a, b int) bool { return g.Records[a].StartedAt.Before(g.Records[b].StartedAt) })
-		var tp, p99, cpu []float64
+		var tp, p50, p99, cpu []float64
 		for _, r := range g.Records {
 			tp = append(tp, r.Throughput.Mean)
 			if r.Latency != nil && r.Latency.Count > 0 {
-				p99 = append(p99, r.Latency.At(99))
+				p50, p99 = append(p50, r.Latency.At(50)), append(p99, r.Latency.At(99))
 			}
+			if g.Seed == nil {
+				g.Seed = r.Seed
+			}
+			g.addErrors(r.Counts.Errors)
 			if g.Unit == "" {
 				g.Unit = r.Throughput.Unit
 			}
@@ -127,7 +133,7 @@ func Aggregate(recs []*result.Record) []Group {
 			g.Warnings += len(r.Warnings)
 			g.costOf(r, &cpu)
 		}
-		g.Throughput, g.P99, g.CPUPer1k = SpreadOf(tp), SpreadOf(p99), SpreadOf(cpu)
+		g.Throughput, g.P50, g.P99, g.CPUPer1k = SpreadOf(tp), SpreadOf(p50), SpreadOf(p99), SpreadOf(cpu)
 	}
 	sort.SliceStable(groups, func(a, b int) bool { return less(groups[a].Key, groups[b].Key) })
 	return groups

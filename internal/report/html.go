@@ -60,6 +60,8 @@ type page struct {
 	Count                    int
 	Summary                  []summaryRow
 	Side                     []sideRow // the impls side by side with their own cost
+	Seed                     []seedRow // ours beside the seed's published figures
+	SeedNote, SeedSources    string
 	Ratios                   []ratioRow
 	Unpaired                 []string
 	Env                      []kv // the environment, when every run shares it
@@ -177,6 +179,7 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), FirstRun: anchors[g.Records[0]]})
 	}
 	p.Side = sideRows(groups, colors)
+	p.Seed, p.SeedNote, p.SeedSources = seedRows(groups), seedNote, seedSources(groups)
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,

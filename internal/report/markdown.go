@@ -36,6 +36,7 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 			statusMD(g), g.Warnings)
 	}
 	markdownSideBySide(&b, groups)
+	markdownSeed(&b, groups)
 	b.WriteString("\n## Sync vs async\n\n")
 	if len(ratios) > 0 {
 		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
@@ -78,7 +79,10 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 			return err
 		}
 	}
-	return textSideBySide(w, groups)
+	if err := textSideBySide(w, groups); err != nil {
+		return err
+	}
+	return textSeed(w, groups)
 }
 
 // RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.

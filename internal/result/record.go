@@ -33,6 +33,7 @@ type Record struct {
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
 	Processes     []Process      `json:"processes,omitempty"`
 	Warnings      []string       `json:"warnings,omitempty"`
+	Seed          *Seed          `json:"seed,omitempty"`    // the seed's published figure for this setup
 	Bus           *Bus           `json:"bus,omitempty"`     // bus workload only
 	Publish       *Publish       `json:"publish,omitempty"` // publish workload only
 }

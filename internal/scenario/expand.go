@@ -39,6 +39,8 @@ type Run struct {
 	Varying []string
 	// Ports are the listen addresses the run needs, one per Addr parameter.
 	Ports []Port
+	// Seed is the seed's figure this run stands beside (the scenario's seed: block); nil if none.
+	Seed *SeedRow
 }
 
 // Port is a listen address a run needs.
@@ -171,6 +173,7 @@ func (p *parser) expandOne(suite string, sc *Scenario) []Run {
 				run.Variant = strings.Join(append([]string{run.variantBase()}, vary...), ".")
 				run.ID = fmt.Sprintf("%s.r%d", run.Variant, r)
 				run.Ports = ports(run, spec)
+				run.Seed = seedFor(sc.Seed, run)
 				runs = append(runs, run)
 			}
 		}

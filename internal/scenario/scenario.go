@@ -47,6 +47,7 @@ type Scenario struct {
 	Warmup   time.Duration // zero for an untimed workload
 	Duration time.Duration // zero for an untimed workload
 	Services map[string]Service
+	Seed     []SeedRow // the seed's published figures, to stand beside the runs they match
 	File     string
 	Line     int // where the document begins
 }
@@ -199,7 +200,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 // topKeys are a scenario's keys with what each holds, for the unknown-key hint.
-var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full"}
+var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full", "seed"}
 
 // fullKeys are the keys a scenario's full: block may override: the seed's own sizes.
 var fullKeys = []string{"params", "repeats", "warmup", "duration"}
@@ -243,6 +244,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		sc.Params = p.params(fields["params"], root, sc.Workload, spec)
 		sc.Services = p.services(fields["services"], sc.Workload, spec)
 		p.timing(sc, fields, spec)
+		sc.Seed = p.seed(fields["seed"], sc, spec)
 	}
 	if n := fields["repeats"]; n != nil {
 		if v, ok := p.value(n, "repeats", ParamSpec{Type: Int}); ok {

@@ -311,3 +311,36 @@ func TestFullSizes(t *testing.T) {
 		t.Errorf("full with impls: %v", err)
 	}
 }
+
+// TestSeedTable: a scenario's seed rows attach to the runs they match (impl and params), and
+// each row is checked: one of the scenario's impls, known parameters, typed figures.
+func TestSeedTable(t *testing.T) {
+	src := "name: x\nworkload: hello\nimpls: [go-hello, node-hello]\nparams: {load: [closed, open]}\n" +
+		"seed: {source: repo, rows: [{label: Node, impl: node-hello, params: {load: closed}, throughput: 13874, p50: 6.99ms, p99: 9.63ms, errors: none}]}\n"
+	s, err := Parse("t.yaml", []byte(src), testKnown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := 0
+	for _, r := range s.Runs {
+		if r.Seed == nil {
+			continue
+		}
+		with++
+		if r.Impl != "node-hello" || r.Params["load"] != "closed" || r.Seed.Throughput != 13874 || r.Seed.P99 != 9630*time.Microsecond || r.Seed.Source != "repo" {
+			t.Errorf("run %s got seed %+v", r.ID, r.Seed)
+		}
+	}
+	if with != s.Scenarios[0].Repeats {
+		t.Errorf("%d runs carry the seed's row; want the %d repeats of node-hello closed", with, s.Scenarios[0].Repeats)
+	}
+	bad := "name: x\nworkload: hello\nimpls: [go-hello]\n" +
+		"seed: {rows: [{label: A, impl: aerys, throughput: fast}, {impl: go-hello, params: {colour: red}}]}\n"
+	_, err = Parse("t.yaml", []byte(bad), testKnown())
+	for _, want := range []string{`seed row impl "aerys" is not one of the scenario's impls`, "throughput: want a number",
+		"seed row has no label", `unknown parameter "colour"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}

@@ -58,6 +58,7 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		rec, err := run(ctx, e, r)
 		if rec != nil {
 			rec.Parameters["run_id"] = r.ID
+			rec.Seed = seedOf(r.Seed)
 			st.done[r.ID] = rec
 		}
 		out = append(out, Outcome{Run: r, Record: rec, Err: err})
@@ -71,6 +72,15 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return nil, fmt.Errorf("workload %q has no runner in this build", r.Workload)
 	}
 	return w.Run(ctx, e, r)
+}
+
+// seedOf is the seed's figure a run stands beside, as the record carries it.
+func seedOf(s *scenario.SeedRow) *result.Seed {
+	if s == nil {
+		return nil
+	}
+	return &result.Seed{Source: s.Source, Label: s.Label, Throughput: s.Throughput,
+		P50: float64(s.P50.Microseconds()), P99: float64(s.P99.Microseconds()), Errors: s.Errors}
 }
 
 // state is what runs of one suite share: finished records (an open loop takes its rate from
