@@ -9,6 +9,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload"
 )
 
@@ -120,27 +121,16 @@ func sharedServices(ctx context.Context, e *workload.Env, r scenario.Run) (*Serv
 // servicesConfig maps a scenario's services onto the bus's choice: embedded is NATS and
 // SQLite, local is RabbitMQ and PostgreSQL, auto lets the bus choose, a URL is used as is.
 func servicesConfig(svcs map[string]scenario.Service) ServicesConfig {
-	var c ServicesConfig
-	b, d := svcs["broker"], svcs["database"]
-	switch b.Kind {
-	case scenario.ServiceEmbedded:
-		c.Broker = "nats"
-	case scenario.ServiceLocal:
-		c.Broker = "amqp"
-	case scenario.ServiceExternal:
-		if strings.HasPrefix(b.URL, "nats:") {
-			c.NATSURL = b.URL
-		} else {
-			c.AMQPURL = b.URL
-		}
+	b, d := workload.Choice(svcs["broker"]), workload.Choice(svcs["database"])
+	c := ServicesConfig{
+		Broker:      map[service.Kind]string{service.KindEmbedded: "nats", service.KindLocal: "amqp"}[b.Kind],
+		DB:          map[service.Kind]string{service.KindEmbedded: "sqlite", service.KindLocal: "postgres"}[d.Kind],
+		DatabaseURL: d.URL,
 	}
-	switch d.Kind {
-	case scenario.ServiceEmbedded:
-		c.DB = "sqlite"
-	case scenario.ServiceLocal:
-		c.DB = "postgres"
-	case scenario.ServiceExternal:
-		c.DatabaseURL = d.URL
+	if strings.HasPrefix(b.URL, "nats:") {
+		c.NATSURL = b.URL
+	} else {
+		c.AMQPURL = b.URL
 	}
 	return c
 }
