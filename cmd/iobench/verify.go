@@ -27,8 +27,10 @@ of each workload it declares, for each variant, without timing anything:
             delivery mode, read back from the broker, must be the variant's
   hello, cachequeue, fanout
             the impl is started with IOBENCH_LISTEN and each route is requested: status 200 and
-            the body DESIGN §5.3 asks for; an unknown route must answer 404; GET / is also read
-            off the wire twice on one connection (Content-Length and keep-alive)
+            the body DESIGN §5.3 asks for (GET /: exactly "Hello world!", Content-Type
+            text/plain; charset=utf-8, Content-Length 12); an unknown route must answer 404;
+            GET / is also read off the wire twice on one connection (Content-Length and
+            keep-alive) and asked on 100 connections held open at once (a per-client limit)
 A problem that is a seed flaw the variant expects (impl.yaml: expect) is shown as "seed flaw
 reproduced", not as a failure; an expected flaw that does not show is a failure.
 A broken manifest, a failed install or a missing prerequisite exits 2; a failed check exits 1.`,

@@ -21,8 +21,8 @@ type Finding struct {
 // Findings are the seed flaws a manifest may expect, by id.
 var Findings = map[string]Finding{
 	"content-length-mismatch": {Doc: "the Content-Length header disagrees with the body's length (seed 4's ReactPHP declares 12 and writes 13 bytes)", Verify: true, Errors: []string{"length"}},
-	"no-keepalive":            {Doc: "the server closes the connection after every response (seed 4's ReactPHP 0.6)", Verify: true},
-	"connection-limit":        {Doc: "connections beyond a per-client limit are refused (seed 4's Aerys: connectionsPerIP 30 against 100)", Errors: []string{"connect", "read", "write"}},
+	"no-keepalive":            {Doc: "the server closes the connection after every response (seed 4's ReactPHP 0.6; also a variant that closes on purpose: Connection: close, a sync pre-fork server)", Verify: true},
+	"connection-limit":        {Doc: "connections beyond a per-client limit are refused (seed 4's Aerys: connectionsPerIP 30 against 100)", Verify: true, Errors: []string{"connect", "read", "write"}},
 }
 
 // FindingIDs returns the ids of Findings, sorted.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -99,5 +100,107 @@ func TestCheckRoutesUnknownRoute(t *testing.T) {
 	problems := CheckRoutes(t.Context(), strings.TrimPrefix(srv.URL, "http://"), []string{"/"})
 	if len(problems) != 1 || problems[0].String() != "GET /iobench-no-such-route: status 200, want 404" {
 		t.Fatalf("problems %q", problems)
+	}
+}
+
+// hasProblem says whether problems hold one with finding whose message contains msg.
+func hasProblem(problems []RouteProblem, finding, msg string) bool {
+	for _, p := range problems {
+		if p.Finding == finding && strings.Contains(p.Msg, msg) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCheckRoutesLongBodyAndClose checks that seed 4's ReactPHP, which writes 13 bytes under
+// Content-Length: 12 and closes every connection, shows both flaws, though the first ends the
+// framing check.
+func TestCheckRoutesLongBodyAndClose(t *testing.T) {
+	for name, resp := range map[string]string{
+		"says close":            "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\nConnection: close\r\n\r\nHello world!\n",
+		"closes without a word": "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			problems := CheckRoutes(t.Context(), rawServer(t, resp, true), []string{"/"})
+			if !hasProblem(problems, "content-length-mismatch", `Content-Length is 12 but "\n" followed the body`) ||
+				!hasProblem(problems, "no-keepalive", "closed the connection after one response") || len(problems) != 2 {
+				t.Fatalf("problems %q; want content-length-mismatch and no-keepalive only", problems)
+			}
+		})
+	}
+	keeps := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!\n", false)
+	if problems := CheckRoutes(t.Context(), keeps, []string{"/"}); hasProblem(problems, "no-keepalive", "") {
+		t.Fatalf("a server that keeps the connection: problems %q", problems)
+	}
+}
+
+// TestCheckRoutesHeaders checks GET /'s Content-Type and Content-Length.
+func TestCheckRoutesHeaders(t *testing.T) {
+	cases := []struct{ name, resp, msg string }{
+		{"html", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 12\r\n\r\nHello world!", `Content-Type "text/html", want "text/plain; charset=utf-8"`},
+		{"no type", "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!", `Content-Type "", want`},
+		{"chunked", "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\nc\r\nHello world!\r\n0\r\n\r\n",
+			"Content-Length none (chunked or delimited by the end of the connection), want 12"},
+		{"spelled otherwise", "HTTP/1.1 200 OK\r\nContent-Type: Text/Plain;Charset=UTF-8\r\nContent-Length: 12\r\n\r\nHello world!", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			problems := CheckRoutes(t.Context(), rawServer(t, tc.resp, false), []string{"/"})
+			if tc.msg == "" && len(problems) > 0 || tc.msg != "" && (len(problems) != 1 || !hasProblem(problems, "", tc.msg)) {
+				t.Fatalf("problems %q; want only %q", problems, tc.msg)
+			}
+		})
+	}
+}
+
+// limitServer answers GET / like a correct hello server but, like Aerys's connectionsPerIP,
+// closes at once every connection beyond limit open ones.
+func limitServer(t *testing.T, limit int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!"
+	var mu sync.Mutex
+	open := 0
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			over := open >= limit
+			if !over {
+				open++
+			}
+			mu.Unlock()
+			if over {
+				c.Close()
+				continue
+			}
+			go func() {
+				serveRaw(c, resp, false)
+				mu.Lock()
+				open--
+				mu.Unlock()
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestCheckRoutesConnectionLimit checks that a per-client limit of 30 connections shows as
+// connection-limit with the number turned away, and that a server without one shows nothing.
+func TestCheckRoutesConnectionLimit(t *testing.T) {
+	problems := CheckRoutes(t.Context(), limitServer(t, 30), []string{"/"})
+	if len(problems) != 1 || !hasProblem(problems, "connection-limit", "on 100 connections open at once: 70 were refused or closed without a response") {
+		t.Fatalf("problems %q", problems)
+	}
+	if problems := CheckRoutes(t.Context(), limitServer(t, 1000), []string{"/"}); len(problems) > 0 {
+		t.Fatalf("no limit: problems %q", problems)
 	}
 }
