@@ -21,7 +21,7 @@ const ConnLimitProbe = 100
 const connLimitTimeout = 15 * time.Second
 
 // checkConnLimit opens n connections to addr and holds them all open, then asks GET path on each
-// and reads the answer. A connection refused, or accepted and then closed or reset before any
+// and reads the answer; a connection stays open after it unless the response says it closes. A connection refused, or accepted and then closed or reset before any
 // response, was turned away: some turned away means a per-client connection limit
 // (connection-limit, seed 4's Aerys with connectionsPerIP 30). Other failures (a timeout, a
 // response cut short or malformed) are an ordinary problem.
@@ -98,6 +98,11 @@ func askOnce(c net.Conn, addr, path string, deadline time.Time) error {
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+	if resp.Close {
+		// The server ends the connection, and may wait for us to end it too (gunicorn lingers
+		// about 2 s per connection otherwise, one connection at a time).
+		c.Close()
+	}
 	return err
 }
 
