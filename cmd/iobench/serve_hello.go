@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 
-	"github.com/iobench/iobench/internal/env"
-
 	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/env"
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/workload/hello"
@@ -18,33 +20,48 @@ import (
 func init() { serveSubcommands = append(serveSubcommands, newServeHelloCmd) }
 
 func newServeHelloCmd() *cobra.Command {
-	var listen string
+	var listen, server string
 	cmd := &cobra.Command{
 		Use:   hello.Name,
 		Short: "Serve the hello workload: GET / answers \"Hello world!\"",
-		Long: "Serve the hello workload's built-in Go server (raw-socket HTTP/1.1, keep-alive, pipelining)\n" +
-			"until interrupted. GET / answers \"Hello world!\"; other paths 404, other methods 405.\n" +
-			"The address comes from --listen, else $IOBENCH_LISTEN, else 127.0.0.1:8080.",
-		Example: "  iobench serve hello --listen 127.0.0.1:18080 &\n  wrk -t1 -c100 -d5s http://127.0.0.1:18080/",
-		Args:    cobra.NoArgs,
+		Long: "Serve the hello workload's built-in Go server until interrupted: raw (raw-socket HTTP/1.1,\n" +
+			"keep-alive, pipelining) or net-http (the standard library's net/http, to see what it costs).\n" +
+			"GET / answers \"Hello world!\"; other paths 404, other methods 405.\n" +
+			"The address comes from --listen, else $IOBENCH_LISTEN, else 127.0.0.1:8080; the server from\n" +
+			"--server, else $IOBENCH_VARIANT when it names one (the go-hello impl's variants), else raw.",
+		Example: "  iobench serve hello --listen 127.0.0.1:18080 &\n  iobench serve hello --server net-http --listen 127.0.0.1:18081 &\n" +
+			"  wrk -t1 -c100 -d5s http://127.0.0.1:18080/",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("listen") {
 				if env := os.Getenv(env.Listen); env != "" {
 					listen = env
 				}
 			}
+			if !cmd.Flags().Changed("server") && slices.Contains(hello.Servers, os.Getenv(env.Variant)) {
+				server = os.Getenv(env.Variant)
+			}
+			serve := hello.Serve
+			switch server {
+			case hello.ServerRaw:
+			case hello.ServerNetHTTP:
+				serve = hello.ServeNetHTTP
+			default:
+				return cli.BadInput("--server %q: use %s", server, strings.Join(hello.Servers, " or "))
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return listenError(listen, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "iobench hello: listening on http://%s/\n", ln.Addr())
-			if err := hello.Serve(cmd.Context(), ln); err != nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "iobench hello (%s): pid %d, listening on http://%s/\n", server, os.Getpid(), ln.Addr())
+			if err := serve(cmd.Context(), ln); err != nil {
 				return cli.Failed(fmt.Errorf("serve hello on %s: %w", ln.Addr(), err))
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "host:port to listen on; when not given, $IOBENCH_LISTEN is used if set")
+	cmd.Flags().StringVar(&server, "server", hello.ServerRaw, "raw or net-http; when not given, $IOBENCH_VARIANT is used if it names one")
 	return cmd
 }
 
