@@ -6,7 +6,8 @@
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
 #   --with-test-tools                     also what the test suite needs: chromium (the HTML
 #                                         report test), python3-venv and python3-pip (the Python
-#                                         impls), php8.2-cli (the PHP impls' prerequisite check)
+#                                         impls), php8.2-cli and php-amphp-amp (the PHP impls:
+#                                         stream-select, and amp-loop on amp 2.6's Loop)
 #
 # It only installs: iobench starts private instances on free ports of 127.0.0.1 itself
 # ('iobench services up', or each run), so no daemon is started here. A policy-rc.d that
@@ -17,7 +18,7 @@ set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev)
-readonly TEST_TOOLS=(chromium python3-venv python3-pip php8.2-cli)
+readonly TEST_TOOLS=(chromium python3-venv python3-pip php8.2-cli php-amphp-amp)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
@@ -26,7 +27,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done
