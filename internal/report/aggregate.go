@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // Key identifies the records that are repeats of one another: the same workload, impl, variant,
@@ -164,14 +165,15 @@ func rank(s string, order ...string) string {
 	return "9" + s
 }
 
-// Verified says whether a run's numbers can be trusted: for the bus, its accounting passed;
-// for the others, it completed operations, none failed and it was not interrupted.
+// Verified says whether a run's numbers can be trusted: where its workload has its own
+// accounting (workload.Workload.Verified, the bus), that; for the others, it completed
+// operations, none failed and it was not interrupted.
 func Verified(rec *result.Record) bool {
 	if rec.Interrupted {
 		return false
 	}
-	if rec.Bus != nil {
-		return rec.Bus.Verified
+	if w, ok := workload.Lookup(rec.Workload); ok && w.Verified != nil {
+		return w.Verified(rec)
 	}
 	return rec.Counts.Succeeded > 0 && rec.Counts.Failed == 0
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 	"github.com/iobench/iobench/internal/units"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // The page's parts, inlined so that the report is one file that fetches nothing.
@@ -310,15 +311,16 @@ func scaleLatency(c *spectrumChart) {
 	}
 }
 
-// series is a run's throughput second by second: completed operations per second, or for the
-// bus the seed's three rates (fill, commands, events) and the queue depth.
+// series is a run's throughput second by second: completed operations per second, or the
+// values its workload names (workload.Workload.Series: for the bus, the seed's three rates and
+// the queue depth).
 func series(r *result.Record, label, anchor string, col int) seriesChart {
 	c := seriesChart{Anchor: anchor, Title: label, Unit: r.Throughput.Unit, Color: col}
-	if r.Bus != nil {
-		for _, name := range []string{"fill", "commands", "events", "depth"} {
-			l := seriesLine{Label: name + "/s", Right: name == "depth"}
+	if w, ok := workload.Lookup(r.Workload); ok && len(w.Series) > 0 {
+		for _, name := range w.Series {
+			l := seriesLine{Label: name + "/s", Right: strings.HasSuffix(name, "depth")}
 			if l.Right {
-				l.Label = "queue depth (right axis)"
+				l.Label = name + " (right axis)"
 			}
 			for _, pt := range r.Series {
 				if v, ok := pt.Values[name]; ok {
@@ -329,7 +331,7 @@ func series(r *result.Record, label, anchor string, col int) seriesChart {
 				c.Lines = append(c.Lines, l)
 			}
 		}
-		c.Unit = "messages/s"
+		c.Unit = w.SeriesUnit
 		return c
 	}
 	done := seriesLine{Label: "completed " + r.Throughput.Unit}
@@ -393,8 +395,8 @@ func runPage(r *result.Record, label, anchor, col string, withEnv bool) runView 
 	v := runView{Anchor: anchor, Label: label, Color: col, Verified: Verified(r), Flaw: flawText(Status(r), r.Expect), Interrupted: r.Interrupted,
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: r.Duration.Std().Round(time.Millisecond).String(),
 		Target: r.Target, Command: ShellQuote(r.Command), Processes: r.Processes, Warnings: r.Warnings}
-	if r.Bus != nil {
-		v.Phases = r.Bus.Phases
+	if w, ok := workload.Lookup(r.Workload); ok && w.Phases != nil {
+		v.Phases = w.Phases(r)
 	}
 	for _, k := range sortedKeys(r.Parameters) {
 		if s := fmt.Sprint(r.Parameters[k]); s != "" {

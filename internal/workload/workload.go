@@ -41,6 +41,17 @@ type Workload struct {
 	// Text writes a record's text block (iobench run, iobench report); nil means the record has
 	// only its line in the summary.
 	Text func(w io.Writer, rec *result.Record) error
+	// Verified says whether a record's numbers can be trusted when the workload's own accounting
+	// decides it (the bus: every command and event accounted for); nil means every operation
+	// succeeded and the run was not interrupted.
+	Verified func(rec *result.Record) bool
+	// Phases returns the phases a record's page lists (the bus: fill, commands, events).
+	Phases func(rec *result.Record) []result.Phase
+	// Series names the per-second values (result.Point.Values) the report charts instead of
+	// completed operations, in order, in SeriesUnit; a name ending in "depth" goes on the right
+	// axis.
+	Series     []string
+	SeriesUnit string
 }
 
 // Env is what a suite gives the runs of a workload.

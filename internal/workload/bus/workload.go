@@ -17,7 +17,15 @@ import (
 const Name = "bus"
 
 func init() {
-	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: impl.Section{Queues: true}, Run: suiteRun, Text: WriteSummary})
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: impl.Section{Queues: true}, Run: suiteRun, Text: WriteSummary,
+		Verified: func(rec *result.Record) bool { return rec.Bus != nil && rec.Bus.Verified },
+		Phases: func(rec *result.Record) []result.Phase {
+			if rec.Bus == nil {
+				return nil
+			}
+			return rec.Bus.Phases
+		},
+		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s"})
 }
 
 func spec() scenario.WorkloadSpec {
