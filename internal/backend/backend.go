@@ -14,7 +14,7 @@ import (
 // without them); callers branch on it to give the user a clear message.
 var ErrUnsupported = errors.New("not supported by this backend")
 
-// ErrClosed is returned (wrapped) by the methods of a Publisher, KV, Queue or Pusher that was
+// ErrClosed is returned (wrapped) by the methods of a Publisher, KV or WorkQueue that was
 // closed.
 var ErrClosed = errors.New("closed")
 
@@ -44,12 +44,16 @@ type PublisherConfig struct {
 	Window int
 }
 
-// Publisher sends messages. Publish and Flush are not safe for concurrent use (open one
+// Publisher sends messages. Publish, Ready and Flush are not safe for concurrent use (open one
 // Publisher per goroutine); Counts may be called from any goroutine.
 type Publisher interface {
 	// Publish sends body. With Confirm and no Window it returns once the broker confirmed it
 	// (a nack is an error); otherwise once it is written.
 	Publish(ctx context.Context, body []byte) error
+	// Ready returns once a Publish would not wait for a free confirm slot (at once without a
+	// Window), so the caller can take its next message's send time after the wait. It fails
+	// when ctx ends first, the Publisher is closed or the confirms can no longer come.
+	Ready(ctx context.Context) error
 	// Flush waits until the broker has confirmed or nacked every message published so far
 	// (with Confirm; without, it returns at once where the backend has nothing in flight). It
 	// fails when ctx ends first or the confirms can no longer come (channel or connection lost).

@@ -117,6 +117,14 @@ func (p *Publisher) Publish(ctx context.Context, body []byte) error {
 	return nil
 }
 
+// Ready returns once a Publish would not wait for a free confirm slot.
+func (p *Publisher) Ready(ctx context.Context) error {
+	if err := p.win.Ready(ctx); err != nil {
+		return fmt.Errorf("amqp: publisher to %q: %w", p.key, err)
+	}
+	return nil
+}
+
 // Flush waits until every message published so far is confirmed or nacked; without confirms it
 // returns at once.
 func (p *Publisher) Flush(ctx context.Context) error {

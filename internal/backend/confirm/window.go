@@ -4,9 +4,9 @@
 // outstanding than the window).
 //
 // A publisher calls Begin before each write (it waits for a free slot and counts the message),
-// Undo when the write failed, and Settle from its confirm listener for each ack or nack;
-// Abort says the confirms can no longer come (the channel was lost, or the publisher closed),
-// after which Begin fails. Wait is Flush.
+// Undo when the write failed, and Settle from its confirm listener for each ack or nack; Abort
+// says the confirms can no longer come (the channel was lost, or the publisher closed), after
+// which Begin fails. Ready is the publisher's Ready, Wait its Flush.
 package confirm
 
 import (
@@ -57,14 +57,43 @@ func New(size int) *Window {
 
 // Begin takes a slot for one publish, waiting while the window is full, and counts the message
 // as written. It fails with Abort's cause once the Window is aborted, and when ctx ends while
-// the window is full.
+// it waits for a slot.
 func (w *Window) Begin(ctx context.Context) error {
+	if err := w.take(ctx); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.counts.Written++
+	w.mu.Unlock()
+	return nil
+}
+
+// Ready waits until Begin would not wait, and fails as Begin does. Only the goroutine that
+// calls Begin may call it: it takes a slot and gives it back, so the slot stays free until
+// that goroutine's next Begin.
+func (w *Window) Ready(ctx context.Context) error {
+	if err := w.take(ctx); err != nil {
+		return err
+	}
+	if w.slots != nil {
+		<-w.slots
+	}
+	return nil
+}
+
+// take takes a slot, waiting while the window is full, unless the Window is aborted.
+func (w *Window) take(ctx context.Context) error {
 	select {
 	case <-w.aborted:
 		return w.abortErr()
 	default:
 	}
-	if w.slots != nil {
+	if w.slots == nil {
+		return nil
+	}
+	select {
+	case w.slots <- struct{}{}: // a free slot is taken even when ctx has ended
+	default:
 		select {
 		case w.slots <- struct{}{}:
 		case <-w.aborted:
@@ -72,17 +101,14 @@ func (w *Window) Begin(ctx context.Context) error {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for a free confirm slot: %w", ctx.Err())
 		}
-		// A full window and an abort can both be ready; the abort wins.
-		select {
-		case <-w.aborted:
-			<-w.slots
-			return w.abortErr()
-		default:
-		}
 	}
-	w.mu.Lock()
-	w.counts.Written++
-	w.mu.Unlock()
+	// A full window and an abort can both be ready; the abort wins.
+	select {
+	case <-w.aborted:
+		<-w.slots
+		return w.abortErr()
+	default:
+	}
 	return nil
 }
 

@@ -22,7 +22,15 @@ func TestWindow(t *testing.T) {
 	if err := w.Wait(done); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait with 2 unsettled and an ended context: %v", err)
 	}
+	if err := w.Ready(done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Ready on a full window with an ended context: %v", err)
+	}
 	w.Settle(true)
+	for range 2 { // Ready leaves the slot free
+		if err := w.Ready(done); err != nil {
+			t.Fatalf("Ready after a Settle freed a slot: %v", err)
+		}
+	}
 	if err := w.Begin(ctx); err != nil {
 		t.Fatalf("Begin after a Settle freed a slot: %v", err)
 	}
@@ -47,6 +55,9 @@ func TestAbort(t *testing.T) {
 	w.Abort(errors.New("second"))
 	if err := w.Begin(t.Context()); !errors.Is(err, why) {
 		t.Fatalf("Begin after Abort: %v", err)
+	}
+	if err := w.Ready(t.Context()); !errors.Is(err, why) {
+		t.Fatalf("Ready after Abort: %v", err)
 	}
 	if err := w.Wait(t.Context()); !errors.Is(err, why) || err.Error() != "1 confirms will not come: channel closed" {
 		t.Fatalf("Wait after Abort: %v", err)

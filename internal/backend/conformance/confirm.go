@@ -61,12 +61,19 @@ func watchCounts(t *testing.T, p backend.Publisher, window int) (stop func()) {
 	}
 }
 
-// publishCounted publishes n messages on p, checking the counts after each, and returns the
-// most messages seen unconfirmed after a Publish returned.
+// publishCounted publishes n messages on p, checking that Ready leaves a free slot before each
+// and the counts after each, and returns the most messages seen unconfirmed after a Publish
+// returned.
 func publishCounted(t *testing.T, p backend.Publisher, n, window int) (maxUnconfirmed int64) {
 	t.Helper()
 	ctx := testContext(t)
 	for i := range n {
+		if err := p.Ready(ctx); err != nil {
+			t.Fatalf("Ready before Publish #%d: %v", i, err)
+		}
+		if c := p.Counts(); window > 0 && c.Written-c.Acked-c.Nacked >= int64(window) {
+			t.Fatalf("Ready returned before Publish #%d with counts %+v: no free slot in the window of %d", i, c, window)
+		}
 		if err := p.Publish(ctx, fmt.Appendf(nil, "msg-%d", i)); err != nil {
 			t.Fatalf("Publish #%d: %v", i, err)
 		}
@@ -203,6 +210,9 @@ func publishAfterCloseFails(t *testing.T, b backend.Broker) {
 		}
 		if err := p.Publish(testContext(t), []byte("late")); !errors.Is(err, backend.ErrClosed) {
 			t.Errorf("Publish after Close (%+v): %v, want an error wrapping backend.ErrClosed", cfg, err)
+		}
+		if err := p.Ready(testContext(t)); !errors.Is(err, backend.ErrClosed) {
+			t.Errorf("Ready after Close (%+v): %v, want an error wrapping backend.ErrClosed", cfg, err)
 		}
 	}
 	if n := depth(t, b, q); n != 0 {

@@ -123,6 +123,14 @@ func (p *Publisher) fail(err error) error {
 	return fmt.Errorf("nats: publish to %q: %w", p.subject, err)
 }
 
+// Ready returns once a Publish would not wait for a free confirm slot.
+func (p *Publisher) Ready(ctx context.Context) error {
+	if err := p.win.Ready(ctx); err != nil {
+		return fmt.Errorf("nats: publisher to %q: %w", p.subject, err)
+	}
+	return nil
+}
+
 // Flush waits until JetStream has acknowledged (or refused) every message published so far.
 func (p *Publisher) Flush(ctx context.Context) error {
 	if p.windowed {

@@ -211,8 +211,8 @@ func (c *consumer) publishers(ctx context.Context, b backend.Broker) ([]backend.
 	return pubs, nil
 }
 
-// lockedPublisher shares one Publisher (Publish and Flush not safe for concurrent use) between
-// workers.
+// lockedPublisher shares one Publisher (Publish, Ready and Flush not safe for concurrent use)
+// between workers.
 type lockedPublisher struct {
 	backend.Publisher
 	mu sync.Mutex
@@ -222,6 +222,12 @@ func (l *lockedPublisher) Publish(ctx context.Context, body []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.Publisher.Publish(ctx, body)
+}
+
+func (l *lockedPublisher) Ready(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.Publisher.Ready(ctx)
 }
 
 func (l *lockedPublisher) Flush(ctx context.Context) error {
