@@ -35,8 +35,10 @@ type Registry[T any] struct {
 
 // The registries, one per capability.
 var (
-	Brokers   = &Registry[Broker]{kind: "broker"}
-	Databases = &Registry[SQL]{kind: "database"}
+	Brokers    = &Registry[Broker]{kind: "broker"}
+	Databases  = &Registry[SQL]{kind: "database"}
+	KVs        = &Registry[KV]{kind: "key-value store"}
+	WorkQueues = &Registry[WorkQueue]{kind: "work queue"}
 )
 
 // Register makes open the opener of URLs with the given schemes. Schemes are case-insensitive.
@@ -94,7 +96,7 @@ func (r *Registry[T]) Open(ctx context.Context, rawURL string, opts Options) (T,
 func (r *Registry[T]) unknown(scheme string) error {
 	schemes := r.Schemes()
 	if len(schemes) == 0 {
-		return fmt.Errorf("open: no %s backend is linked into this build; import internal/backend/open", r.kind)
+		return fmt.Errorf("open: no %s backend is linked into this build; import one (see internal/backend/open)", r.kind)
 	}
 	for i, s := range schemes {
 		schemes[i] = s + "://"

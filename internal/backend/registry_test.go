@@ -8,7 +8,7 @@ import (
 
 func TestRegistry(t *testing.T) {
 	r := &Registry[string]{kind: "thing"}
-	if _, err := r.Open(t.Context(), "a://x", Options{}); err == nil || err.Error() != "open: no thing backend is linked into this build; import internal/backend/open" {
+	if _, err := r.Open(t.Context(), "a://x", Options{}); err == nil || err.Error() != "open: no thing backend is linked into this build; import one (see internal/backend/open)" {
 		t.Fatalf("empty registry: %v", err)
 	}
 	r.Register(func(_ context.Context, u string, o Options) (string, error) { return "a " + u + " " + o.QueueName, nil }, "a", "A+b")

@@ -10,9 +10,16 @@ import (
 type Option func(*backend.Options)
 
 // MaxConns sets the connection pool size when the URL does not (PostgreSQL's pool_max_conns);
-// SQLite, with its single writer, and the brokers ignore it.
+// Redis and Memcached size their pools by it; SQLite, with its single writer, the brokers and
+// ZeroMQ ignore it.
 func MaxConns(n int) Option {
 	return func(o *backend.Options) { o.MaxConns = n }
+}
+
+// QueueName names the queue a WorkQueue opens inside its store (the key of a Redis list);
+// ZeroMQ, whose endpoint is the queue, ignores it.
+func QueueName(name string) Option {
+	return func(o *backend.Options) { o.QueueName = name }
 }
 
 func options(opts []Option) backend.Options {
@@ -31,4 +38,16 @@ func Broker(ctx context.Context, rawURL string, opts ...Option) (backend.Broker,
 // SQL opens the database named by rawURL.
 func SQL(ctx context.Context, rawURL string, opts ...Option) (backend.SQL, error) {
 	return backend.Databases.Open(ctx, rawURL, options(opts))
+}
+
+// KV connects to the key-value store named by rawURL, through a backend the program links
+// (internal/backend/redis, internal/backend/memcached).
+func KV(ctx context.Context, rawURL string, opts ...Option) (backend.KV, error) {
+	return backend.KVs.Open(ctx, rawURL, options(opts))
+}
+
+// WorkQueue opens the work queue named by rawURL (and QueueName), through a backend the program
+// links (internal/backend/redis, internal/backend/zeromq).
+func WorkQueue(ctx context.Context, rawURL string, opts ...Option) (backend.WorkQueue, error) {
+	return backend.WorkQueues.Open(ctx, rawURL, options(opts))
 }
