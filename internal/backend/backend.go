@@ -1,7 +1,7 @@
 // Package backend defines the small, capability-shaped interfaces that workloads use to talk to
 // backing services: a Broker that publishes and consumes, a SQL database, a KV store of counters
 // and a WorkQueue. Each product lives in its own subpackage (amqp, nats, postgres, sqlite, redis,
-// memcached, zeromq), registers its URL schemes in the registry of each capability it offers
+// memcached, zmq), registers its URL schemes in the registry of each capability it offers
 // (registry.go), and is opened by URL through package open. Every implementation passes the
 // shared conformance suite of its capabilities in backend/conformance.
 package backend

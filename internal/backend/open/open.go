@@ -47,7 +47,7 @@ func KV(ctx context.Context, rawURL string, opts ...Option) (backend.KV, error) 
 }
 
 // WorkQueue opens the work queue named by rawURL (and QueueName), through a backend the program
-// links (internal/backend/redis, internal/backend/zeromq).
+// links (internal/backend/redis, internal/backend/zmq).
 func WorkQueue(ctx context.Context, rawURL string, opts ...Option) (backend.WorkQueue, error) {
 	return backend.WorkQueues.Open(ctx, rawURL, options(opts))
 }

@@ -11,7 +11,7 @@ import (
 	// Linked by the programs that use them, not by open (see backends.go).
 	_ "github.com/iobench/iobench/internal/backend/memcached"
 	_ "github.com/iobench/iobench/internal/backend/redis"
-	_ "github.com/iobench/iobench/internal/backend/zeromq"
+	_ "github.com/iobench/iobench/internal/backend/zmq"
 )
 
 func TestUnsupportedSchemes(t *testing.T) {
@@ -114,7 +114,7 @@ func TestBrokerDispatch(t *testing.T) {
 			t.Errorf("open.KV(%s) error = %v, want prefix %q", url, err, prefix)
 		}
 	}
-	for url, prefix := range map[string]string{"redis://127.0.0.1:1/1": "redis: cannot connect", "zmq+tcp://127.0.0.1": "zeromq: URL"} {
+	for url, prefix := range map[string]string{"redis://127.0.0.1:1/1": "redis: cannot connect", "zmq+tcp://127.0.0.1": "zmq: URL"} {
 		if err := queueErr(t.Context(), url); err == nil || !strings.HasPrefix(err.Error(), prefix) {
 			t.Errorf("open.WorkQueue(%s) error = %v, want prefix %q", url, err, prefix)
 		}

@@ -1,4 +1,4 @@
-package zeromq
+package zmq
 
 import (
 	"context"
@@ -72,17 +72,17 @@ func parseURL(rawURL string) (string, error) {
 	scheme, rest, _ := strings.Cut(rawURL, "://")
 	transport, ok := strings.CutPrefix(strings.ToLower(scheme), "zmq+")
 	if !ok || (transport != "ipc" && transport != "tcp") {
-		return "", fmt.Errorf("zeromq: URL %q must start with zmq+ipc:// or zmq+tcp://", rawURL)
+		return "", fmt.Errorf("zmq: URL %q must start with zmq+ipc:// or zmq+tcp://", rawURL)
 	}
 	if transport == "ipc" {
 		if rest == "" {
-			return "", fmt.Errorf("zeromq: URL %q has no socket path; write zmq+ipc:///tmp/zmq.sock", rawURL)
+			return "", fmt.Errorf("zmq: URL %q has no socket path; write zmq+ipc:///tmp/zmq.sock", rawURL)
 		}
 		return "ipc://" + rest, nil
 	}
 	u, err := url.Parse("tcp://" + rest)
 	if err != nil || u.Port() == "" || u.Path != "" || u.User != nil {
-		return "", fmt.Errorf("zeromq: URL %q: want zmq+tcp://host:port", rawURL)
+		return "", fmt.Errorf("zmq: URL %q: want zmq+tcp://host:port", rawURL)
 	}
 	return "tcp://" + u.Host, nil
 }
@@ -100,7 +100,7 @@ func (q *Queue) Listen() error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.usable(context.Background()); err != nil {
-		return fmt.Errorf("zeromq: listen at %s: %w", q.endpoint, err)
+		return fmt.Errorf("zmq: listen at %s: %w", q.endpoint, err)
 	}
 	if q.pull != nil {
 		return nil
@@ -112,7 +112,7 @@ func (q *Queue) Listen() error {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			hint = "another receiver is bound there; stop it or choose another endpoint"
 		}
-		return fmt.Errorf("zeromq: bind %s: %w; %s", q.endpoint, err, hint)
+		return fmt.Errorf("zmq: bind %s: %w; %s", q.endpoint, err, hint)
 	}
 	if strings.HasPrefix(q.endpoint, "tcp://") {
 		q.endpoint = "tcp://" + s.Addr().String()
@@ -169,7 +169,7 @@ func (q *Queue) Push(ctx context.Context, body []byte) error {
 		if q.ctx.Err() != nil {
 			err = fmt.Errorf("queue %w", backend.ErrClosed)
 		}
-		return fmt.Errorf("zeromq: push to %s: %w", q.Endpoint(), err)
+		return fmt.Errorf("zmq: push to %s: %w", q.Endpoint(), err)
 	}
 	return nil
 }
@@ -179,7 +179,7 @@ func (q *Queue) pusher(ctx context.Context) (zmq4.Socket, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.usable(ctx); err != nil {
-		return nil, fmt.Errorf("zeromq: push to %s: %w", q.endpoint, err)
+		return nil, fmt.Errorf("zmq: push to %s: %w", q.endpoint, err)
 	}
 	if q.push != nil {
 		return q.push, nil
@@ -188,7 +188,7 @@ func (q *Queue) pusher(ctx context.Context) (zmq4.Socket, error) {
 		zmq4.WithDialerRetry(dialRetry), zmq4.WithDialerMaxRetries(dialRetries))
 	if err := s.Dial(q.endpoint); err != nil {
 		_ = s.Close()
-		return nil, fmt.Errorf("zeromq: push to %s: nothing bound there within %s (%w); start the receiver first",
+		return nil, fmt.Errorf("zmq: push to %s: nothing bound there within %s (%w); start the receiver first",
 			q.endpoint, dialRetry*dialRetries, err)
 	}
 	q.push = s
@@ -215,9 +215,9 @@ func (q *Queue) Pop(ctx context.Context, timeout time.Duration) ([]byte, error) 
 	case body := <-q.msgs:
 		return q.got(body), nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("zeromq: pop from %s: %w", q.Endpoint(), ctx.Err())
+		return nil, fmt.Errorf("zmq: pop from %s: %w", q.Endpoint(), ctx.Err())
 	case <-q.ctx.Done():
-		return nil, fmt.Errorf("zeromq: pop from %s: queue %w", q.Endpoint(), backend.ErrClosed)
+		return nil, fmt.Errorf("zmq: pop from %s: queue %w", q.Endpoint(), backend.ErrClosed)
 	case <-t.C:
 		return nil, q.noMessage(timeout)
 	}
@@ -231,15 +231,15 @@ func (q *Queue) got(body []byte) []byte {
 
 // noMessage is Pop's error when nothing came within timeout.
 func (q *Queue) noMessage(timeout time.Duration) error {
-	return fmt.Errorf("zeromq: pop from %s: %w (%s)", q.Endpoint(), backend.ErrNoMessage, timeout)
+	return fmt.Errorf("zmq: pop from %s: %w (%s)", q.Endpoint(), backend.ErrNoMessage, timeout)
 }
 
 // Len is not known to a ZeroMQ socket: it returns an error wrapping backend.ErrUnsupported.
 func (q *Queue) Len(ctx context.Context) (int64, error) {
 	if err := q.usable(ctx); err != nil {
-		return 0, fmt.Errorf("zeromq: length of %s: %w", q.Endpoint(), err)
+		return 0, fmt.Errorf("zmq: length of %s: %w", q.Endpoint(), err)
 	}
-	return 0, fmt.Errorf("zeromq: length of %s: %w; count with Received", q.Endpoint(), backend.ErrUnsupported)
+	return 0, fmt.Errorf("zmq: length of %s: %w; count with Received", q.Endpoint(), backend.ErrUnsupported)
 }
 
 // Received returns how many messages Pop has returned.
@@ -275,7 +275,7 @@ func (q *Queue) Close() error {
 		<-q.recvDone
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("zeromq: close %s: %w", q.endpoint, err)
+		return fmt.Errorf("zmq: close %s: %w", q.endpoint, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package zeromq_test
+package zmq_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/conformance"
-	"github.com/iobench/iobench/internal/backend/zeromq"
+	"github.com/iobench/iobench/internal/backend/zmq"
 )
 
 // ipcURL returns a zmq+ipc URL whose socket file is in a directory of the test's own.
@@ -22,9 +22,9 @@ func ipcURL(t *testing.T) string {
 }
 
 // bound opens a Queue at rawURL with its PULL socket bound, as the suite wants it.
-func bound(t *testing.T, rawURL string) *zeromq.Queue {
+func bound(t *testing.T, rawURL string) *zmq.Queue {
 	t.Helper()
-	q := conformance.Open(t, func(ctx context.Context) (*zeromq.Queue, error) { return zeromq.Open(ctx, rawURL) })
+	q := conformance.Open(t, func(ctx context.Context) (*zmq.Queue, error) { return zmq.Open(ctx, rawURL) })
 	if err := q.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestConformance(t *testing.T) {
 func TestSenderAndReceiverApart(t *testing.T) {
 	url := ipcURL(t)
 	ctx := t.Context()
-	early := conformance.Open(t, func(ctx context.Context) (*zeromq.Queue, error) { return zeromq.Open(ctx, url) })
+	early := conformance.Open(t, func(ctx context.Context) (*zmq.Queue, error) { return zmq.Open(ctx, url) })
 	defer early.Close()
 	pushed := make(chan error, 1)
 	go func() { pushed <- early.Push(ctx, []byte("before the receiver")) }()
@@ -57,7 +57,7 @@ func TestSenderAndReceiverApart(t *testing.T) {
 	if err := <-pushed; err != nil {
 		t.Fatalf("Push before the receiver bound: %v", err)
 	}
-	late := conformance.Open(t, func(ctx context.Context) (*zeromq.Queue, error) { return zeromq.Open(ctx, url) })
+	late := conformance.Open(t, func(ctx context.Context) (*zmq.Queue, error) { return zmq.Open(ctx, url) })
 	if err := late.Push(ctx, []byte("after")); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestSenderAndReceiverApart(t *testing.T) {
 }
 
 func TestNoReceiver(t *testing.T) {
-	q, err := zeromq.Open(t.Context(), ipcURL(t))
+	q, err := zmq.Open(t.Context(), ipcURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestStaleSocketFile(t *testing.T) {
 	}
 	q := bound(t, "zmq+ipc://"+path)
 	defer q.Close()
-	other, err := zeromq.Open(t.Context(), "zmq+ipc://"+path)
+	other, err := zmq.Open(t.Context(), "zmq+ipc://"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestURLs(t *testing.T) {
 		"ipc:///tmp/zmq.sock":      "must start with zmq+ipc:// or zmq+tcp://",
 		"zmq+inproc://x":           "must start with zmq+ipc:// or zmq+tcp://",
 	} {
-		q, err := zeromq.Open(t.Context(), url)
+		q, err := zmq.Open(t.Context(), url)
 		got := ""
 		if err != nil {
 			got = err.Error()

@@ -1,4 +1,4 @@
-// Package zeromq implements backend.WorkQueue as a ZeroMQ PUSH/PULL pipe with
+// Package zmq implements backend.WorkQueue as a ZeroMQ PUSH/PULL pipe with
 // github.com/go-zeromq/zmq4, a pure-Go ZeroMQ (ZMTP 3), so iobench builds with CGO_ENABLED=0.
 //
 // The URL names the endpoint with a zmq+ prefix: zmq+ipc:///tmp/zmq.sock for ipc:///tmp/zmq.sock
@@ -18,4 +18,4 @@
 // A queue of sockets cannot tell its length: Len returns an error wrapping
 // backend.ErrUnsupported, and Received (the messages Pop returned) is the count to check.
 // zmq4 takes no context: a context is checked before each Push, and a Pop waits on it.
-package zeromq
+package zmq
