@@ -1,7 +1,9 @@
 // Package backend defines the small, capability-shaped interfaces that workloads use to talk to
-// backing services: a Broker that publishes and consumes, and a SQL database. Each product lives in
-// its own subpackage (amqp, nats, postgres, sqlite) and is chosen by URL scheme in package open.
-// Every implementation passes the shared conformance suite in backend/conformance.
+// backing services: a Broker that publishes and consumes, a SQL database, a KV store of counters
+// and a WorkQueue. Each product lives in its own subpackage (amqp, nats, postgres, sqlite, redis,
+// memcached, zmq), registers its URL schemes in the registry of each capability it offers
+// (registry.go), and is opened by URL through package open. Every implementation passes the
+// shared conformance suite of its capabilities in backend/conformance.
 package backend
 
 import (
@@ -15,6 +17,10 @@ import (
 // without them); callers branch on it to give the user a clear message.
 var ErrUnsupported = errors.New("not supported by this backend")
 
+// ErrClosed is returned (wrapped) by the methods of a Publisher, KV or WorkQueue that was
+// closed.
+var ErrClosed = errors.New("closed")
+
 // ErrQueueNotFound is returned (wrapped) by Broker.Depth and Broker.Consumer for a queue that
 // does not exist.
 var ErrQueueNotFound = errors.New("queue not found")
@@ -23,21 +29,6 @@ var ErrQueueNotFound = errors.New("queue not found")
 type Queue struct {
 	Name    string
 	Durable bool
-}
-
-// PublisherConfig says where and how a Publisher sends.
-type PublisherConfig struct {
-	Queue      string // destination queue (AMQP: default exchange routed by name, or Exchange+Key)
-	Exchange   string // optional AMQP exchange; empty means the default exchange
-	RoutingKey string // optional; defaults to Queue
-	Persistent bool   // delivery mode 2 / file storage
-	Confirm    bool   // wait for the broker to confirm each publish before Publish returns
-}
-
-// Publisher sends messages. It is not safe for concurrent use; open one per goroutine.
-type Publisher interface {
-	Publish(ctx context.Context, body []byte) error
-	Close() error
 }
 
 // ConsumerConfig says what a Consumer reads and how many unacked messages it may hold.

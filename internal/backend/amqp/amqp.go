@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -42,7 +43,7 @@ func Open(ctx context.Context, rawURL string) (*Broker, error) {
 		return nil, fmt.Errorf("amqp: invalid URL (not shown, it may hold a password): %w", urlReason(err))
 	}
 	redacted := u.Redacted()
-	if u.Scheme != "amqp" && u.Scheme != "amqps" {
+	if !slices.Contains(schemes, u.Scheme) {
 		return nil, fmt.Errorf("amqp: URL %s must start with amqp:// or amqps://", redacted)
 	}
 	cfg := amqp091.Config{

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	amqp091 "github.com/rabbitmq/amqp091-go"
+
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/amqp"
 	"github.com/iobench/iobench/internal/backend/conformance"
@@ -169,4 +171,64 @@ func (p *proxy) sever() {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+// TestNacksAreCounted fills a queue that rejects publishes beyond 10 messages, so the broker
+// nacks the rest: with a window they are counted, without one Publish returns ErrNacked.
+func TestNacksAreCounted(t *testing.T) {
+	url := brokerURL(t)
+	b := open(t, url)
+	defer b.Close()
+	q := "iobench-conf-nack-" + time.Now().Format("150405.000000000")
+	declareRejecting(t, url, q, 10)
+	defer b.DeleteQueue(context.Background(), q)
+	ctx := t.Context()
+
+	p, err := b.Publisher(ctx, backend.PublisherConfig{Queue: q, Confirm: true, Window: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for i := range 50 {
+		if err := p.Publish(ctx, []byte("x")); err != nil {
+			t.Fatalf("Publish #%d with a window: %v", i, err)
+		}
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Counts(); c.Written != 50 || c.Acked != 10 || c.Nacked != 40 {
+		t.Fatalf("counts %+v, want 50 written, 10 acked, 40 nacked", c)
+	}
+
+	each, err := b.Publisher(ctx, backend.PublisherConfig{Queue: q, Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer each.Close()
+	if err := each.Publish(ctx, []byte("x")); !errors.Is(err, amqp.ErrNacked) {
+		t.Fatalf("Publish to a full queue without a window: %v, want ErrNacked", err)
+	}
+	if c := each.Counts(); c.Written != 1 || c.Nacked != 1 {
+		t.Fatalf("counts %+v, want 1 written and nacked", c)
+	}
+}
+
+// declareRejecting declares queue q with at most limit messages, the broker nacking publishes
+// beyond (x-overflow reject-publish), which backend.Queue cannot ask for.
+func declareRejecting(t *testing.T, url, q string, limit int) {
+	t.Helper()
+	conn, err := amqp091.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := amqp091.Table{"x-max-length": int32(limit), "x-overflow": "reject-publish"}
+	if _, err := ch.QueueDeclare(q, false, false, false, false, args); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -9,8 +9,11 @@
 // declare the same queue without arguments agree with iobench. Depth is the "messages ready"
 // count of a passive queue.declare: published, not yet delivered to any consumer.
 //
-// A Publisher with Confirm puts its channel in confirm mode and Publish returns only after the
-// broker acknowledged the message (a nack is an error). Persistent sets delivery mode 2.
+// A Publisher with Confirm puts its channel in confirm mode and counts the broker's acks and
+// nacks as they come (basic.ack with multiple set counts every message it covers). Without a
+// Window, Publish returns only after the broker acknowledged its message (a nack is an error);
+// with a Window of N, Publish returns once the message is written and waits first while N are
+// unconfirmed, and Flush waits for the rest. Persistent sets delivery mode 2.
 //
 // A Consumer sets basic.qos to its Prefetch (0: unlimited) and acknowledges manually. When the connection or
 // channel fails (broker restart, queue deleted), its Deliveries channel closes and Err reports

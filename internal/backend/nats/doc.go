@@ -20,9 +20,11 @@
 // message count before any consumer exists. A message NAKed and waiting for redelivery is not
 // counted.
 //
-// JetStream acknowledges every publish. A Publisher with Confirm waits for that PubAck in
-// Publish; without Confirm it publishes asynchronously and Close waits for the outstanding
-// PubAcks and returns the first failure.
+// JetStream acknowledges every publish. A Publisher with Confirm and no Window waits for that
+// PubAck in Publish; with a Window of N it publishes asynchronously, at most N awaiting their
+// PubAck, and counts each PubAck as an ack and each refusal or 30 s without a PubAck as a nack.
+// Without Confirm it publishes asynchronously and Close waits for the outstanding PubAcks and
+// returns the first failure. A ContentType travels as a Content-Type header.
 //
 // The client reconnects on its own after a broker restart and a Consumer waits for it (and for
 // JetStream to answer again, up to 30 s); it ends (Deliveries closes, Err says why) when the

@@ -1,9 +1,13 @@
-// Package open chooses a backend by URL scheme, so the rest of iobench names services by URL
-// only:
+// Package open opens a backend by URL, so the rest of iobench names services by URL only. It
+// links the broker and database packages (backends.go); each registers its URL schemes with a
+// registry of package backend in its own init, and Broker, SQL, KV and WorkQueue look the scheme
+// up there. The KV and WorkQueue backends are linked by whoever uses them (see backends.go):
 //
-//	open.Broker: amqp://, amqps:// (package amqp), nats:// (package nats)
-//	open.SQL:    postgres://, postgresql:// (package postgres), sqlite: (package sqlite;
-//	             sqlite://relative/path.db, sqlite:///abs/path.db, sqlite::memory:)
+//	import "github.com/iobench/iobench/internal/backend/open"
+//	db, err := open.SQL(ctx, "postgres://u@127.0.0.1:5432/bench", open.MaxConns(8))
 //
-// An unknown scheme is a one-line error that lists the supported ones.
+//	import _ "github.com/iobench/iobench/internal/backend/redis"
+//	q, err := open.WorkQueue(ctx, "redis://127.0.0.1:6379/1", open.QueueName("queue"))
+//
+// An unknown scheme is a one-line error that lists the schemes this build supports.
 package open

@@ -2,98 +2,52 @@ package open
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/iobench/iobench/internal/backend"
-	"github.com/iobench/iobench/internal/backend/amqp"
-	"github.com/iobench/iobench/internal/backend/nats"
-	"github.com/iobench/iobench/internal/backend/postgres"
-	"github.com/iobench/iobench/internal/backend/sqlite"
 )
 
-// BrokerSchemes lists the URL schemes Broker accepts.
-var BrokerSchemes = []string{"amqp", "amqps", "nats"}
-
-// SQLSchemes lists the URL schemes SQL accepts.
-var SQLSchemes = []string{"postgres", "postgresql", "sqlite"}
-
-// Broker connects to the message broker named by rawURL.
-func Broker(ctx context.Context, rawURL string) (backend.Broker, error) {
-	rawURL = lowerScheme(rawURL)
-	switch scheme(rawURL) {
-	case "amqp", "amqps":
-		return amqp.Open(ctx, rawURL)
-	case "nats":
-		return nats.Open(ctx, rawURL)
-	}
-	return nil, unknown("broker", rawURL, BrokerSchemes)
-}
-
-// Option tunes SQL.
-type Option func(*options)
-
-type options struct {
-	maxConns int
-}
+// Option tunes how a backend connects beyond what its URL says.
+type Option func(*backend.Options)
 
 // MaxConns sets the connection pool size when the URL does not (PostgreSQL's pool_max_conns);
-// SQLite, with its single writer, ignores it.
+// Redis and Memcached size their pools by it; SQLite, with its single writer, the brokers and
+// ZeroMQ ignore it.
 func MaxConns(n int) Option {
-	return func(o *options) { o.maxConns = n }
+	return func(o *backend.Options) { o.MaxConns = n }
+}
+
+// QueueName names the queue a WorkQueue opens inside its store (the key of a Redis list);
+// ZeroMQ, whose endpoint is the queue, ignores it.
+func QueueName(name string) Option {
+	return func(o *backend.Options) { o.QueueName = name }
+}
+
+func options(opts []Option) backend.Options {
+	var o backend.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// Broker connects to the message broker named by rawURL.
+func Broker(ctx context.Context, rawURL string, opts ...Option) (backend.Broker, error) {
+	return backend.Brokers.Open(ctx, rawURL, options(opts))
 }
 
 // SQL opens the database named by rawURL.
 func SQL(ctx context.Context, rawURL string, opts ...Option) (backend.SQL, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	rawURL = lowerScheme(rawURL)
-	switch scheme(rawURL) {
-	case "postgres", "postgresql":
-		return postgres.Open(ctx, rawURL, postgres.Options{MaxConns: o.maxConns})
-	case "sqlite":
-		return sqlite.Open(ctx, rawURL)
-	}
-	return nil, unknown("database", rawURL, SQLSchemes)
+	return backend.Databases.Open(ctx, rawURL, options(opts))
 }
 
-// scheme returns the lower-cased scheme of rawURL, or "" when it has none.
-func scheme(rawURL string) string {
-	s, _, ok := strings.Cut(rawURL, ":")
-	if !ok {
-		return ""
-	}
-	for i, c := range s {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return ""
-		}
-	}
-	return strings.ToLower(s)
+// KV connects to the key-value store named by rawURL, through a backend the program links
+// (internal/backend/redis, internal/backend/memcached).
+func KV(ctx context.Context, rawURL string, opts ...Option) (backend.KV, error) {
+	return backend.KVs.Open(ctx, rawURL, options(opts))
 }
 
-// lowerScheme lower-cases the scheme of rawURL: URL schemes are case-insensitive, but not
-// every driver treats them so.
-func lowerScheme(rawURL string) string {
-	if s := scheme(rawURL); s != "" {
-		return s + rawURL[len(s):]
-	}
-	return rawURL
-}
-
-// unknown is the one-line error for an unsupported scheme; it never echoes the URL, which may
-// hold a password.
-func unknown(kind, rawURL string, schemes []string) error {
-	list := make([]string, len(schemes))
-	for i, s := range schemes {
-		list[i] = s + "://"
-	}
-	if s := scheme(rawURL); s != "" {
-		return fmt.Errorf("open: unsupported %s URL scheme %q; use one of %s", kind, s, strings.Join(list, ", "))
-	}
-	return fmt.Errorf("open: %s URL has no scheme; use one of %s", kind, strings.Join(list, ", "))
+// WorkQueue opens the work queue named by rawURL (and QueueName), through a backend the program
+// links (internal/backend/redis, internal/backend/zmq).
+func WorkQueue(ctx context.Context, rawURL string, opts ...Option) (backend.WorkQueue, error) {
+	return backend.WorkQueues.Open(ctx, rawURL, options(opts))
 }

@@ -2,10 +2,16 @@ package open_test
 
 import (
 	"context"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/iobench/iobench/internal/backend/open"
+
+	// Linked by the programs that use them, not by open (see backends.go).
+	_ "github.com/iobench/iobench/internal/backend/memcached"
+	_ "github.com/iobench/iobench/internal/backend/redis"
+	_ "github.com/iobench/iobench/internal/backend/zmq"
 )
 
 func TestUnsupportedSchemes(t *testing.T) {
@@ -25,6 +31,10 @@ func TestUnsupportedSchemes(t *testing.T) {
 			`open: unsupported database URL scheme "mysql"; use one of postgres://, postgresql://, sqlite://`},
 		{"database path", sqlErr, "/var/lib/x.db",
 			"open: database URL has no scheme; use one of postgres://, postgresql://, sqlite://"},
+		{"kv", kvErr, "amqp://u:s3cret@127.0.0.1:5672",
+			`open: unsupported key-value store URL scheme "amqp"; use one of memcached://, redis://, rediss://`},
+		{"work queue", queueErr, "ipc:///tmp/zmq.sock",
+			`open: unsupported work queue URL scheme "ipc"; use one of redis://, rediss://, zmq+ipc://, zmq+tcp://`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,6 +68,22 @@ func sqlErr(ctx context.Context, url string) error {
 	return err
 }
 
+func kvErr(ctx context.Context, url string) error {
+	kv, err := open.KV(ctx, url)
+	if err == nil {
+		kv.Close()
+	}
+	return err
+}
+
+func queueErr(ctx context.Context, url string) error {
+	q, err := open.WorkQueue(ctx, url, open.QueueName("queue"))
+	if err == nil {
+		q.Close()
+	}
+	return err
+}
+
 func TestSQLiteBySchemeAndCase(t *testing.T) {
 	for _, u := range []string{"sqlite::memory:", "SQLite::memory:", "SQLITE://:memory:"} {
 		db, err := open.SQL(t.Context(), u, open.MaxConns(3))
@@ -83,6 +109,16 @@ func TestBrokerDispatch(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "postgres: cannot connect") {
 		t.Errorf("open.SQL(postgresql://...) error = %v", err)
 	}
+	for url, prefix := range map[string]string{"redis://127.0.0.1:1/1": "redis: cannot connect", "memcached://127.0.0.1:1": "memcached: cannot connect"} {
+		if err := kvErr(t.Context(), url); err == nil || !strings.HasPrefix(err.Error(), prefix) {
+			t.Errorf("open.KV(%s) error = %v, want prefix %q", url, err, prefix)
+		}
+	}
+	for url, prefix := range map[string]string{"redis://127.0.0.1:1/1": "redis: cannot connect", "zmq+tcp://127.0.0.1": "zmq: URL"} {
+		if err := queueErr(t.Context(), url); err == nil || !strings.HasPrefix(err.Error(), prefix) {
+			t.Errorf("open.WorkQueue(%s) error = %v, want prefix %q", url, err, prefix)
+		}
+	}
 }
 
 func FuzzSchemeErrors(f *testing.F) {
@@ -101,4 +137,20 @@ func FuzzSchemeErrors(f *testing.F) {
 			t.Fatalf("multi-line error for %q: %q", s, err)
 		}
 	})
+}
+
+// TestLinksNoStoreClients keeps the KV and WorkQueue clients out of package open, and so out of
+// every program that links it for its brokers and databases (see backends.go).
+func TestLinksNoStoreClients(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, c := range []string{"github.com/redis/go-redis", "github.com/bradfitz/gomemcache", "github.com/go-zeromq/zmq4"} {
+			if strings.HasPrefix(dep, c) {
+				t.Errorf("package open links %s", dep)
+			}
+		}
+	}
 }

@@ -206,24 +206,35 @@ func (c *consumer) publishers(ctx context.Context, b backend.Broker) ([]backend.
 		pubs[i] = p
 	}
 	if n == 1 && c.workers > 1 {
-		pubs[0] = &lockedPublisher{p: pubs[0]}
+		pubs[0] = &lockedPublisher{Publisher: pubs[0]}
 	}
 	return pubs, nil
 }
 
-// lockedPublisher shares one Publisher (not safe for concurrent use) between workers.
+// lockedPublisher shares one Publisher (Publish, Ready and Flush not safe for concurrent use)
+// between workers.
 type lockedPublisher struct {
+	backend.Publisher
 	mu sync.Mutex
-	p  backend.Publisher
 }
 
 func (l *lockedPublisher) Publish(ctx context.Context, body []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.p.Publish(ctx, body)
+	return l.Publisher.Publish(ctx, body)
 }
 
-func (l *lockedPublisher) Close() error { return l.p.Close() }
+func (l *lockedPublisher) Ready(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.Publisher.Ready(ctx)
+}
+
+func (l *lockedPublisher) Flush(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.Publisher.Flush(ctx)
+}
 
 // worker is one handler goroutine with its buffers and its event publisher (its own, or shared).
 type worker struct {

@@ -29,8 +29,9 @@ func (r *run) record(ctx context.Context) *result.Record {
 	var nacked int64
 	pp := make([]result.PublisherCount, len(r.pubs))
 	for i, p := range r.pubs {
-		nacked += p.nacked.Load()
-		pp[i] = result.PublisherCount{Index: i, Written: p.written.Load(), Confirmed: p.acked.Load()}
+		n := p.pub.Counts()
+		nacked += n.Nacked
+		pp[i] = result.PublisherCount{Index: i, Written: n.Written, Confirmed: n.Acked}
 	}
 	accepted := r.final.accepted
 	elapsed := r.end.Sub(r.t0)

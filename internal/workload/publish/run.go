@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	amqp091 "github.com/rabbitmq/amqp091-go"
-
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/amqp"
 	"github.com/iobench/iobench/internal/procstat"
@@ -26,7 +24,7 @@ type run struct {
 	cfg    Config
 	log    *slog.Logger
 	admin  *amqp.Broker
-	conns  []*amqp091.Connection
+	conns  []backend.Broker // the publishers' connections
 	pubs   []*publisher
 	cons   *consumers
 	obs    *observer
@@ -91,7 +89,7 @@ func (r *run) setup(ctx context.Context) error {
 		nconn = 1
 	}
 	for i := range nconn {
-		conn, err := dial(c.URL, fmt.Sprintf("iobench-publish-%d", i))
+		conn, err := amqp.Open(octx, c.URL)
 		if err != nil {
 			return fmt.Errorf("connect publisher %d: %w", i, err)
 		}
@@ -108,8 +106,7 @@ func (r *run) setup(ctx context.Context) error {
 			p.quota, p.first, p.stride = q, next, 1
 			next += uint64(q)
 		}
-		p.final.Store(-1)
-		if err := p.open(r.conns[i%len(r.conns)]); err != nil {
+		if err := p.open(octx, r.conns[i%len(r.conns)]); err != nil {
 			return err
 		}
 		r.pubs = append(r.pubs, p)
@@ -148,8 +145,9 @@ func (r *run) observe(countedBy string) {
 // counts sums the client-side counters.
 func (r *run) counts() (written, confirmed, consumed int64) {
 	for _, p := range r.pubs {
-		written += p.written.Load()
-		confirmed += p.acked.Load()
+		n := p.pub.Counts()
+		written += n.Written
+		confirmed += n.Acked
 	}
 	return written, confirmed, r.cons.received.Load()
 }
@@ -201,26 +199,27 @@ func (r *run) measure(ctx context.Context) {
 
 	// The broker's count: confirms first, then the queue.
 	bctx := context.WithoutCancel(ctx)
-	// One deadline for the whole drain, closed (not sent on) so every wait below sees it.
-	deadline := make(chan struct{})
-	dt := time.AfterFunc(c.DrainTimeout, func() { close(deadline) })
-	defer dt.Stop()
+	// One deadline for the whole drain.
+	drain, cancel := context.WithTimeout(ctx, c.DrainTimeout)
+	defer cancel()
 	for _, p := range r.pubs {
-		if !p.awaitConfirms(deadline, ctx.Done()) {
+		if !p.awaitConfirms(drain) {
 			break
 		}
 	}
 	written, _, _ := r.counts()
 	want := written
 	if r.obs.countedBy == CountedByConfirms {
-		var lastAck int64
+		var lastAck time.Time
 		for _, p := range r.pubs {
-			lastAck = max(lastAck, p.lastAck.Load())
+			if t := p.pub.Counts().LastConfirm; t.After(lastAck) {
+				lastAck = t
+			}
 		}
 		r.final = r.obs.read(bctx)
 		r.end = r.wEnd
-		if lastAck > 0 {
-			r.end = time.Unix(0, lastAck)
+		if !lastAck.IsZero() {
+			r.end = lastAck
 		}
 	} else {
 		r.final, r.end = r.obs.settled(bctx, want, quietFor, c.DrainTimeout)
@@ -232,9 +231,10 @@ func (r *run) measure(ctx context.Context) {
 		r.cons.expect(r.final.accepted)
 		select {
 		case <-r.cons.reached:
-		case <-deadline:
-			r.warns = append(r.warns, fmt.Sprintf("consumers did not receive every accepted message within %v", c.DrainTimeout))
-		case <-ctx.Done():
+		case <-drain.Done():
+			if ctx.Err() == nil {
+				r.warns = append(r.warns, fmt.Sprintf("consumers did not receive every accepted message within %v", c.DrainTimeout))
+			}
 		}
 	}
 	close(stopObs)
