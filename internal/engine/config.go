@@ -29,7 +29,7 @@ type Config struct {
 	Drain bool
 	// Timing names the Server-Timing metric (e.g. "app") whose dur the run collects from every
 	// counted success into Result.Timing; empty collects nothing and reads no extra header.
-	Timing string
+	Timing      string
 	Clock       Clock                // nil = RealClock
 	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
 	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms

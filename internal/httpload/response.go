@@ -60,10 +60,10 @@ var (
 type reader struct {
 	src      io.Reader
 	buf      []byte
-	r, w     int   // unread bytes are buf[r:w]
-	consumed int64 // bytes consumed since the reader was made
-	grow     bool  // the last read filled the buffer: the next fill may double it
-	err      error // sticky error from src
+	r, w     int    // unread bytes are buf[r:w]
+	consumed int64  // bytes consumed since the reader was made
+	grow     bool   // the last read filled the buffer: the next fill may double it
+	err      error  // sticky error from src
 	capture  string // the header whose value is kept in captured ("" for none)
 	captured []byte // its value in the last response, reused
 }
