@@ -72,7 +72,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return rec, fmt.Errorf("after the run: %w", err)
 	}
 	rec.Processes = append(rec.Processes, result.NewProcess("upstream", "service", up.p.PID(), up.p.Usage(), time.Since(up.marked)))
-	rec.Mode, rec.Case = ModeOf(route), caseOf(route, rec)
+	rec.Mode, rec.Case = ModeOf(route), caseOf(route, r, rec)
 	f := section(route, delay, work, calls-base, res)
 	rec.Fanout = f
 	if route != "/sync" {
@@ -104,13 +104,11 @@ func section(route string, delay, work time.Duration, calls int64, res *engine.R
 }
 
 // caseOf names the run's route and size for grouping: "/sync c10 n300", "/async c10 10s".
-func caseOf(route string, rec *result.Record) string {
-	c, _ := rec.Parameters["connections"].(int)
-	size := ""
-	if n, ok := rec.Parameters["requests"].(int64); ok && n > 0 {
+func caseOf(route string, r scenario.Run, rec *result.Record) string {
+	c, _ := r.Params["connections"].(int64)
+	size := rec.Duration.Std().Round(time.Second).String()
+	if n, _ := r.Params["requests"].(int64); n > 0 && rec.LoadModel != "open" {
 		size = fmt.Sprintf("n%d", n)
-	} else {
-		size = rec.Duration.Std().Round(time.Second).String()
 	}
 	if rec.LoadModel == "open" {
 		size += fmt.Sprintf(" R%.0f", rec.Throughput.TargetRate)
