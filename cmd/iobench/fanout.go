@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"log/slog"
 	"os"
 	"time"
@@ -101,25 +100,5 @@ func runFanout(cmd *cobra.Command, f *fanoutFlags) error {
 	f.opts.OnSecond, f.opts.Command = prog.Second, os.Args
 	rec, runErr := fanout.RunOne(cmd.Context(), workload.Target{Inst: inst, Variant: v}, f.opts)
 	prog.Done()
-	if rec != nil {
-		out := cmd.OutOrStdout()
-		if f.jsonPath == "-" {
-			out = stderr
-		}
-		if err := fanout.Text(out, rec); err != nil {
-			return err
-		}
-		if f.jsonPath != "" {
-			if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
-				return cli.Failed(err)
-			}
-		}
-	}
-	if runErr != nil {
-		return cli.RunError(runErr)
-	}
-	if rec.Interrupted {
-		return cli.Interrupted(errors.New("interrupted; the partial result is above"))
-	}
-	return nil
+	return emit(cmd, rec, runErr, f.jsonPath, fanout.Text, "interrupted; the partial result is above")
 }

@@ -28,19 +28,16 @@ import (
 // or go-fanout's `iobench serve fanout`, as the real commands do it from the same environment.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "serve" {
-		os.Exit(serve(os.Args[2]))
+		if err := serve(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
 
-func serve(what string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	ln, err := net.Listen("tcp", os.Getenv(env.Listen))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
+func serve(what string) error {
 	ms := func(name string, def time.Duration) time.Duration {
 		if d, err := ParseMillis(os.Getenv(name)); err == nil {
 			return d
@@ -51,49 +48,39 @@ func serve(what string) int {
 	if what == Name {
 		h = (&Service{Upstream: os.Getenv(env.UpstreamURL), Work: ms(env.WorkMS, DefaultWork)}).Handler()
 	}
-	if err := Serve(ctx, ln, h); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+	ln, err := net.Listen("tcp", os.Getenv(env.Listen))
+	if err != nil {
+		return err
 	}
-	return 0
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return Serve(ctx, ln, h)
 }
 
 const implsRoot = "../../../impls"
-
-func suiteOf(t *testing.T, text string) *scenario.Suite {
-	t.Helper()
-	entries, err := impl.List(implsRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := scenario.Parse("t.yaml", []byte(text), workload.Known(impl.WorkloadRefs(entries)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func suiteOptions(t *testing.T) suite.Options {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return suite.Options{Binary: exe, Impls: implsRoot, StateDir: t.TempDir(), Command: []string{"fanout.test"}}
-}
 
 // runRoutes runs every route of impls through the suite with bounded load (ab's -c 10 -n 200
 // after a short warm-up) and returns the records by impl and route; every run must verify.
 func runRoutes(t *testing.T, impls, extra string) map[string]*result.Record {
 	t.Helper()
-	s := suiteOf(t, `name: fanout
+	known, err := suite.Known(implsRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	s, err := scenario.Parse("t.yaml", []byte(`name: fanout
 workload: fanout
 impls: [`+impls+`]
 params: {route: [/sync, /async, /async-overlap], connections: 10, requests: 200`+extra+`}
 repeats: 1
 warmup: 300ms
-`)
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
 	recs := map[string]*result.Record{}
-	for _, o := range suite.Run(t.Context(), s, suiteOptions(t)) {
+	opts := suite.Options{Binary: exe, Impls: implsRoot, StateDir: t.TempDir(), Command: []string{"fanout.test"}}
+	for _, o := range suite.Run(t.Context(), s, opts) {
 		if o.Err != nil || o.Record == nil {
 			t.Fatalf("%s: %v", o.Run.ID, o.Err)
 		}
@@ -122,20 +109,36 @@ warmup: 300ms
 // and an overlap ratio that tells sequential from concurrent with bounds that cannot pass by
 // accident (the ratio is (delay + work) / handling: 1.0 sequential, 2.0 fully overlapped). The
 // delay and the work are 25 ms each here, so that the few milliseconds a loaded machine and the
-// race detector add to every request do not blur the two.
+// race detector add to every request do not blur the two. A busy machine only adds handling
+// time, lowering every ratio: it can fail "above 1.6", never pass it, so a run that falls short
+// is tried again, up to three times in all.
 func TestFanoutGoOverlap(t *testing.T) {
-	recs := runRoutes(t, "go-fanout", ", upstream_delay: 25ms, work: 25ms")
+	for attempt := 1; ; attempt++ {
+		problems := goOverlap(runRoutes(t, "go-fanout", ", upstream_delay: 25ms, work: 25ms"))
+		if len(problems) == 0 {
+			return
+		}
+		if attempt == 3 || strings.Contains(problems[0], "/sync") {
+			t.Fatal(strings.Join(problems, "; "))
+		}
+		t.Logf("attempt %d: %s; again (a busy machine lowers the ratio)", attempt, strings.Join(problems, "; "))
+	}
+}
+
+func goOverlap(recs map[string]*result.Record) []string {
+	var problems []string
 	if r := recs["go-fanout /sync"].Fanout; r.Overlap <= 0 || r.Overlap >= 1.3 || r.Verdict != VerdictNone {
-		t.Errorf("/sync overlap %.2f (%s), want below 1.3: no overlap", r.Overlap, r.Verdict)
+		problems = append(problems, fmt.Sprintf("/sync overlap %.2f (%s), want below 1.3: no overlap", r.Overlap, r.Verdict))
 	}
 	for _, route := range []string{"/async", "/async-overlap"} { // a goroutine starts at once
 		if r := recs["go-fanout "+route].Fanout; r.Overlap <= 1.6 || r.Verdict != VerdictFull {
-			t.Errorf("%s overlap %.2f (%s), want above 1.6: overlapped", route, r.Overlap, r.Verdict)
+			problems = append(problems, fmt.Sprintf("%s overlap %.2f (%s), want above 1.6: overlapped", route, r.Overlap, r.Verdict))
 		}
 	}
 	if vs := recs["go-fanout /async-overlap"].Fanout.VsSync; !strings.Contains(vs, "vs /sync: throughput") {
-		t.Errorf("no comparison with /sync: %q", vs)
+		problems = append(problems, fmt.Sprintf("no comparison with /sync: %q", vs))
 	}
+	return problems
 }
 
 // TestFanoutPythonAndNode runs the Python and Node impls end to end, as CI does after make test
