@@ -183,9 +183,9 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,
-			Async: r.Async.Impl, Throughput: RatioText(r.Throughput), P99: RatioText(r.P99)})
+			Async: r.Async.AsyncLabel(), Throughput: RatioText(r.Throughput), P99: RatioText(r.P99)})
 		p.Data.Ratios = append(p.Data.Ratios, ratioBar{Label: strings.TrimSpace(r.Workload+" "+r.LoadModel) + ": " +
-			r.Async.Impl + " async ÷ " + r.Sync.Impl + " sync", Throughput: sig(r.Throughput), P99: sig(r.P99)})
+			r.Async.AsyncLabel() + " async ÷ " + r.Sync.Impl + " sync", Throughput: sig(r.Throughput), P99: sig(r.P99)})
 	}
 	p.Unpaired = Unpaired(groups, ratios)
 	p.Data.Bars = bars(groups, colors)
