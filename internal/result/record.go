@@ -13,7 +13,7 @@ type Record struct {
 	Workload      string         `json:"workload"`                    // http, hello, bus, publish, ...
 	Impl          string         `json:"impl,omitempty"`              // the system under test, e.g. "go-hello"
 	Mode          string         `json:"mode,omitempty"`              // sync or async, where the workload has modes (fanout: the route's, async-overlap too)
-	Case          string         `json:"case,omitempty"`              // what else sets its runs apart, for grouping: fanout's route and load, "/async c10 n300"
+	Case          string         `json:"case,omitempty"`              // what else sets its runs apart, for grouping: fanout's connections and size, "c10 n300"
 	Variant       string         `json:"variant,omitempty"`           // the impl's variant (its impl.yaml)
 	Expect        []string       `json:"expected_findings,omitempty"` // seed flaws the variant reproduces on purpose (impl.Findings)
 	LoadModel     string         `json:"load_model,omitempty"`        // closed or open

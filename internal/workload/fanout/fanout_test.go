@@ -95,7 +95,7 @@ warmup: 300ms
 		for _, p := range rec.Processes {
 			upstream = upstream || (p.Name == "upstream" && p.Role == "service" && p.PeakRSS > 0)
 		}
-		if !upstream || rec.Mode != ModeOf(f.Route) || !strings.HasPrefix(rec.Case, f.Route+" c10 n200") {
+		if !upstream || rec.Mode != ModeOf(f.Route) || rec.Case != "c10 n200" {
 			t.Fatalf("%s: processes %+v, mode %q, case %q", o.Run.ID, rec.Processes, rec.Mode, rec.Case)
 		}
 		recs[rec.Impl+" "+f.Route] = rec

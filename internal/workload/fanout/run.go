@@ -72,7 +72,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return rec, fmt.Errorf("after the run: %w", err)
 	}
 	rec.Processes = append(rec.Processes, result.NewProcess("upstream", "service", up.p.PID(), up.p.Usage(), time.Since(up.marked)))
-	rec.Mode, rec.Case = ModeOf(route), caseOf(route, r, rec)
+	rec.Mode, rec.Case = ModeOf(route), caseOf(r, rec)
 	f := section(route, delay, work, calls-base, res)
 	rec.Fanout = f
 	if route != "/sync" {
@@ -103,8 +103,8 @@ func section(route string, delay, work time.Duration, calls int64, res *engine.R
 	return f
 }
 
-// caseOf names the run's route and size for grouping: "/sync c10 n300", "/async c10 10s".
-func caseOf(route string, r scenario.Run, rec *result.Record) string {
+// caseOf names the run's size for grouping (the route is its mode): "c10 n300", "c10 10s R500".
+func caseOf(r scenario.Run, rec *result.Record) string {
 	c, _ := r.Params["connections"].(int64)
 	size := rec.Duration.Std().Round(time.Second).String()
 	if n, _ := r.Params["requests"].(int64); n > 0 && rec.LoadModel != "open" {
@@ -113,7 +113,7 @@ func caseOf(route string, r scenario.Run, rec *result.Record) string {
 	if rec.LoadModel == "open" {
 		size += fmt.Sprintf(" R%.0f", rec.Throughput.TargetRate)
 	}
-	return fmt.Sprintf("%s c%d %s", route, c, size)
+	return fmt.Sprintf("c%d %s", c, size)
 }
 
 func durationParam(r scenario.Run, name string, def time.Duration) time.Duration {
