@@ -56,9 +56,9 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 			o.Requests, o.ExpectStatus, o.ExpectBody = requests, []int{200}, bodyPattern
 		},
 		Config: func(c *engine.Config) { c.Drain, c.Timing = true, Metric },
-		Ready: func(string) error {
+		Ready: func(string) (err error) {
 			up.marked = time.Now().Add(r.Warmup) // the upstream's cost counts from the end of the warm-up too
-			time.AfterFunc(r.Warmup, up.p.Mark)
+			up.mark = time.AfterFunc(r.Warmup, up.p.Mark)
 			base, err = Count(ctx, up.url)
 			return err
 		},
@@ -132,7 +132,8 @@ func millis(d time.Duration) string {
 type upstream struct {
 	p      *sut.Process
 	url    string
-	marked time.Time
+	marked time.Time   // when its cost began to count
+	mark   *time.Timer // marks it at the end of the warm-up
 }
 
 // startUpstream runs the upstream through the one runner, on a free port of 127.0.0.1.
@@ -152,7 +153,12 @@ func startUpstream(ctx context.Context, exe, logDir string, delay time.Duration)
 	return &upstream{p: p, url: "http://" + addr + "/", marked: time.Now()}, nil
 }
 
-func (u *upstream) stop() { _ = u.p.Stop() }
+func (u *upstream) stop() {
+	if u.mark != nil {
+		u.mark.Stop()
+	}
+	_ = u.p.Stop()
+}
 
 // ParseMillis reads IOBENCH_WORK_MS or IOBENCH_UPSTREAM_DELAY_MS: a number of milliseconds, 0 or
 // more ("10", "2.5").
