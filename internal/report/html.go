@@ -62,6 +62,8 @@ type page struct {
 	Side                     []sideRow // the impls side by side with their own cost
 	Seed                     []seedRow // ours beside the seed's published figures
 	SeedNote, SeedSources    string
+	Overlap                  [][]string // the fanout runs' overlap table, one row of cells per group
+	OverlapNote              string
 	Ratios                   []ratioRow
 	Unpaired                 []string
 	Env                      []kv // the environment, when every run shares it
@@ -180,6 +182,9 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	}
 	p.Side = sideRows(groups, colors)
 	p.Seed, p.SeedNote, p.SeedSources = seedRows(groups), seedNote, seedSources(groups)
+	for _, r := range overlapRows(groups) {
+		p.Overlap, p.OverlapNote = append(p.Overlap, r.cells()), overlapNote
+	}
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,
