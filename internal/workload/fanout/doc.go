@@ -26,6 +26,10 @@
 //     (engine.Config.Timing; the header is looked for only when asked, so plain HTTP runs pay
 //     nothing), and Overlap = (delay + work) / median handling time: about 1 sequential, about
 //     2 for 10 + 10 ms fully overlapped; Verdict says it in words ("no overlap").
+//     Why from the run and not a separate probe: a probe at one connection measures the code's
+//     shape, but not what happened under the run's concurrency (an event loop that a blocking
+//     sleep stalls, a thread pool that queues); the record says how it was measured
+//     (HandlingSource).
 //   - The median and the tail are reported apart, and an async run is set beside its sync peer
 //     (Compare), so a gap made by a few outliers, as in the seed, cannot pass as a speed-up.
 package fanout
