@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -91,27 +90,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		rec, runErr = publish.Run(ctx, cfg)
 	}
 	prog.Done()
-	if rec != nil {
-		out := cmd.OutOrStdout()
-		if f.jsonPath == "-" {
-			out = stderr
-		}
-		if err := publish.WriteSummary(out, rec); err != nil {
-			return err
-		}
-		if f.jsonPath != "" {
-			if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
-				return cli.Failed(err)
-			}
-		}
-	}
-	if runErr != nil {
-		return cli.RunError(runErr)
-	}
-	if rec != nil && rec.Interrupted {
-		return cli.Interrupted(fmt.Errorf("interrupted; the summary covers the part that ran"))
-	}
-	return nil
+	return emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
 }
 
 // overrideChanged copies onto cfg (a preset) the flags the user gave, which live in base.

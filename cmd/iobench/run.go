@@ -14,7 +14,6 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
-	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/scenarios"
 )
 
@@ -100,11 +99,10 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 // loadSuites reads the scenario files, or the embedded quick suite when there are none, against
 // the impls found under implsDir. Every problem of every file is reported at once.
 func loadSuites(args []string, implsDir string, full bool) ([]*scenario.Suite, error) {
-	entries, err := impl.List(implsDir)
+	known, err := suite.Known(implsDir)
 	if err != nil {
 		return nil, cli.BadInput("%v", err)
 	}
-	known := workload.Known(impl.WorkloadRefs(entries))
 	known.Full = full
 	if len(args) == 0 {
 		data, err := scenarios.Files.ReadFile(scenarios.Quick)

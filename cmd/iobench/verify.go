@@ -31,6 +31,8 @@ of each workload it declares, for each variant, without timing anything:
             text/plain; charset=utf-8, Content-Length 12); an unknown route must answer 404;
             GET / is also read off the wire twice on one connection (Content-Length and
             keep-alive) and asked on 100 connections held open at once (a per-client limit)
+  fanout    also: against an upstream iobench starts (IOBENCH_UPSTREAM_URL), each route answers
+            the upstream's JSON with Server-Timing: app;dur=MS and makes exactly one call
 A problem that is a seed flaw the variant expects (impl.yaml: expect) is shown as "seed flaw
 reproduced", not as a failure; an expected flaw that does not show is a failure.
 A broken manifest, a failed install or a missing prerequisite exits 2; a failed check exits 1.`,

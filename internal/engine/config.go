@@ -22,6 +22,14 @@ type Config struct {
 	Timeout     time.Duration // per request; a slower response is a timeout error
 	KeepAlive   bool          // reuse connections; false closes after each response, as ab without -k
 	Expect      Expect
+	// Drain ends a timed run by draining instead of aborting: at the deadline no request starts
+	// (none whose intended start is at or after it, in an open loop), those in flight finish, up
+	// to 1.5 timeouts, and they count; the measured phase ends with the last of them. Without
+	// it the run ends as wrk's does: live sockets are closed and late responses dropped.
+	Drain bool
+	// Timing names the Server-Timing metric (e.g. "app") whose dur the run collects from every
+	// counted success into Result.Timing; empty collects nothing and reads no extra header.
+	Timing      string
 	Clock       Clock                // nil = RealClock
 	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
 	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms

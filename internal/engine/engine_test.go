@@ -343,3 +343,60 @@ func TestBodyLongerThanContentLength(t *testing.T) {
 		t.Fatalf("succeeded %d, errors %v; want all 200 in %s", res.Succeeded, res.Errors, ErrLength)
 	}
 }
+
+// TestDrainCountsEveryRequestTheServerSaw checks Drain: a timed run whose requests each take
+// 150 ms ends with every request in flight answered and counted, so the server's own count
+// equals Answered, warm-up included; without Drain the requests in flight at the deadline are
+// aborted, and the server saw more than the run answered.
+func TestDrainCountsEveryRequestTheServerSaw(t *testing.T) {
+	for _, drain := range []bool{true, false} {
+		t.Run(map[bool]string{true: "drain", false: "abort"}[drain], func(t *testing.T) {
+			srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+				time.Sleep(150 * time.Millisecond)
+				w.Write([]byte("ok"))
+			})
+			cfg := config(t, srv.URL)
+			cfg.Duration, cfg.Warmup, cfg.Drain = 500*time.Millisecond, 200*time.Millisecond, drain
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := srv.requests.Load()
+			if drain {
+				if res.Answered != seen || res.Unanswered != 0 {
+					t.Fatalf("server saw %d, run answered %d and left %d unanswered; want all answered", seen, res.Answered, res.Unanswered)
+				}
+				if res.Completed < 12 || res.Elapsed <= cfg.Duration || len(res.Errors) > 0 {
+					t.Fatalf("completed %d in %v, errors %v: the drained requests must count and lengthen the phase", res.Completed, res.Elapsed, res.Errors)
+				}
+				return
+			}
+			if res.Unanswered == 0 || res.Answered+res.Unanswered != seen {
+				t.Fatalf("server saw %d; answered %d + unanswered %d: the aborted requests must show", seen, res.Answered, res.Unanswered)
+			}
+		})
+	}
+}
+
+// TestTimingCollected checks Config.Timing: the Server-Timing dur of every counted success is
+// collected, and a success without it is counted apart.
+func TestTimingCollected(t *testing.T) {
+	srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+		if n%2 == 0 {
+			w.Header().Set("Server-Timing", "app;dur=12.5")
+		}
+		w.Write([]byte("ok"))
+	})
+	cfg := config(t, srv.URL)
+	cfg.Requests, cfg.Timing = 100, "app"
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Timing.Count() != 50 || res.Untimed != 50 {
+		t.Fatalf("timed %d, untimed %d; want 50 and 50", res.Timing.Count(), res.Untimed)
+	}
+	if q := res.Timing.Quantile(50); q < 12490 || q > 12510 {
+		t.Fatalf("median timing %v µs, want 12500", q)
+	}
+}

@@ -17,6 +17,8 @@ type group struct {
 	uncorr    *stats.Histogram // open loop: from the actual send
 	lag       *stats.Histogram // open loop: actual send minus intended start
 	second    *stats.Histogram // corrected latency of the current second
+	timing    *stats.Histogram // the server's own handling time (Config.Timing); nil when not asked
+	untimed   int64            // successes without the Server-Timing metric
 	completed int64            // responses received
 	succeeded int64            // responses that met the expectations
 	late      int64
@@ -27,8 +29,11 @@ type group struct {
 	rates     []float64
 }
 
-func newGroup(open bool) *group {
+func newGroup(open, timing bool) *group {
 	g := &group{open: open, corrected: stats.NewHistogram(), second: stats.NewHistogram()}
+	if timing {
+		g.timing = stats.NewHistogram()
+	}
 	if open {
 		g.uncorr = stats.NewHistogram()
 		g.lag = stats.NewHistogram()
@@ -42,6 +47,8 @@ type sample struct {
 	bytes                int64
 	class                int // -1 success, else an index into ErrorClasses
 	response             bool
+	timed                int8          // Config.Timing: 1 the response carried it, 2 it did not; 0 not asked
+	timing               time.Duration // the server's handling time when timed is 1
 }
 
 func (g *group) record(s sample) {
@@ -60,6 +67,12 @@ func (g *group) record(s sample) {
 				g.late++
 			}
 		}
+	}
+	switch s.timed {
+	case 1:
+		g.timing.Record(s.timing)
+	case 2:
+		g.untimed++
 	}
 	if s.class < 0 {
 		g.succeeded++

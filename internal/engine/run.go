@@ -47,6 +47,15 @@ type Result struct {
 	Series      []result.Point
 	Rates       []float64 // per thread, per second
 	Threads     []result.ThreadStats
+	// Timing is the server's own handling time of the counted successes (Config.Timing), nil
+	// when not asked; Untimed counts the successes that did not carry it.
+	Timing  *stats.Histogram
+	Untimed int64
+	// Answered counts every response received over the whole run, warm-up and drain included,
+	// whatever its status; Unanswered the requests written that got none (an error after the
+	// connect), which may or may not have reached the server. A server's own count of what it
+	// was asked lies between Answered and Answered + Unanswered.
+	Answered, Unanswered int64
 }
 
 // run is the shared state of one Run.
@@ -62,10 +71,12 @@ type run struct {
 	stopped   atomic.Bool
 }
 
-// slot holds a connection's live socket so that a stop can close it and unblock a pending read.
+// slot holds a connection's live socket so that a stop can close it and unblock a pending read,
+// and, once the connection has ended, its tally of answered and unanswered requests.
 type slot struct {
-	mu sync.Mutex
-	c  conn
+	mu                   sync.Mutex
+	c                    conn
+	answered, unanswered int64
 }
 
 func (s *slot) set(c conn) {
@@ -113,7 +124,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func newRun(cfg Config) *run {
 	r := &run{cfg: cfg, clock: cfg.Clock, slots: make([]slot, cfg.Connections)}
 	for i := 0; i < cfg.Threads; i++ {
-		r.groups = append(r.groups, newGroup(cfg.Rate > 0))
+		r.groups = append(r.groups, newGroup(cfg.Rate > 0, cfg.Timing != ""))
 	}
 	r.start = r.clock.Now()
 	r.measure = r.start.Add(cfg.Warmup)
@@ -164,11 +175,22 @@ func (r *run) wait(ctx context.Context, finished <-chan struct{}, t *ticker) (in
 	defer sec.Stop()
 	deadline := time.NewTimer(time.Until(r.end))
 	defer deadline.Stop()
+	var drained <-chan time.Time // while draining: fires when those in flight may take no longer
 	for {
 		select {
 		case <-sec.C:
 			t.tick()
 		case <-deadline.C:
+			if !r.cfg.Drain {
+				r.stop(finished)
+				return false
+			}
+			// No request starts after the deadline; a request in flight has its socket deadline
+			// within 1.5 timeouts, so by then it has finished or failed by itself.
+			grace := time.NewTimer(r.cfg.Timeout + r.cfg.Timeout/2 + 100*time.Millisecond)
+			defer grace.Stop()
+			drained = grace.C
+		case <-drained:
 			r.stop(finished)
 			return false
 		case <-finished:
@@ -198,6 +220,12 @@ func (r *run) connection(k int, g *group) {
 	s := &r.slots[k]
 	var c conn
 	defer s.release()
+	var answered, unanswered int64 // kept locally: the hot path touches no shared memory for them
+	defer func() {
+		s.mu.Lock()
+		s.answered, s.unanswered = answered, unanswered
+		s.mu.Unlock()
+	}()
 	stop := r.stopped.Load
 	var dl deadline
 	for !stop() {
@@ -236,7 +264,12 @@ func (r *run) connection(k int, g *group) {
 		if intended.IsZero() {
 			intended = sent
 		}
-		keep := r.request(c, g, intended, sent, dl.next(sent, r.cfg.Timeout), counted)
+		keep, ok := r.request(c, g, intended, sent, dl.next(sent, r.cfg.Timeout), counted)
+		if ok {
+			answered++
+		} else {
+			unanswered++
+		}
 		if !keep {
 			s.release()
 			c = nil
@@ -270,33 +303,43 @@ func (r *run) dial() (conn, error) {
 	if r.cfg.Expect.Body != nil {
 		c.SetKeepBody(true)
 	}
+	if r.cfg.Timing != "" {
+		c.CaptureHeader(TimingHeader)
+	}
 	return c, nil
 }
 
-// request sends one request on c and records it; it reports whether c may be reused. A response
-// slower than the timeout counts as a timeout error, as wrk counts it.
-func (r *run) request(c conn, g *group, intended, sent, deadline time.Time, counted bool) bool {
+// request sends one request on c and records it; it reports whether c may be reused and whether
+// a response came. A response slower than the timeout counts as a timeout error, as wrk counts
+// it. With Drain, a response after the deadline to a request sent before it still counts.
+func (r *run) request(c conn, g *group, intended, sent, deadline time.Time, counted bool) (keep, answered bool) {
 	resp, err := c.Do(r.cfg.Request, deadline)
 	done := r.clock.Now()
-	if r.stopped.Load() || (r.cfg.Requests == 0 && done.After(r.end)) {
-		return err == nil && resp.KeepAlive // the run is over: neither count nor blame
+	answered = err == nil
+	if r.stopped.Load() || (!r.cfg.Drain && r.cfg.Requests == 0 && done.After(r.end)) {
+		return answered && resp.KeepAlive, answered // the run is over: neither count nor blame
 	}
 	if err != nil {
 		r.fail(g, counted, intended, socketClass(err))
-		return false
+		return false, false
 	}
 	if done.Sub(sent) > r.cfg.Timeout { // in before the socket deadline, but too late
 		r.fail(g, counted, intended, classIndex(ErrTimeout))
-		return resp.KeepAlive && r.cfg.KeepAlive
+		return resp.KeepAlive && r.cfg.KeepAlive, true
 	}
 	if counted {
 		s := sample{intended: intended, sent: sent, done: done, bytes: resp.Read, class: -1, response: true}
 		if ok, class := r.cfg.Expect.ok(resp.Status, resp.Body); !ok {
 			s.class = classIndex(class)
+		} else if r.cfg.Timing != "" {
+			s.timed = 2
+			if d, ok := ServerTiming(resp.Header, r.cfg.Timing); ok {
+				s.timed, s.timing = 1, d
+			}
 		}
 		g.record(s)
 	}
-	return resp.KeepAlive && r.cfg.KeepAlive
+	return resp.KeepAlive && r.cfg.KeepAlive, true
 }
 
 func (r *run) fail(g *group, counted bool, intended time.Time, class int) {

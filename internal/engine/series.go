@@ -87,10 +87,24 @@ func (r *run) collect(t *ticker) *Result {
 	if r.cfg.Rate > 0 {
 		res.Uncorrected, res.Lag = stats.NewHistogram(), stats.NewHistogram()
 	}
+	if r.cfg.Timing != "" {
+		res.Timing = stats.NewHistogram()
+	}
+	for i := range r.slots {
+		s := &r.slots[i]
+		s.mu.Lock()
+		res.Answered += s.answered
+		res.Unanswered += s.unanswered
+		s.mu.Unlock()
+	}
 	var errs [nClasses]int64
 	for _, g := range r.groups {
 		g.mu.Lock()
 		res.Latency.Merge(g.corrected)
+		if g.timing != nil {
+			res.Timing.Merge(g.timing)
+			res.Untimed += g.untimed
+		}
 		if g.open {
 			res.Uncorrected.Merge(g.uncorr)
 			res.Lag.Merge(g.lag)

@@ -21,6 +21,9 @@ type Meta struct {
 	// Generator names the generator's executable in the record: "iobench" (the default) or the
 	// lean image "iobench-http".
 	Generator string
+	// Result, when set, sees the engine's result before Measure returns the record, for what a
+	// workload takes from it beyond the record (Timing, Answered).
+	Result func(*engine.Result)
 }
 
 // Measure runs cfg and returns its record, with the generator's cost and the warnings.
@@ -34,6 +37,9 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	used := procstat.Self().Sub(before)
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
+	if m.Result != nil {
+		m.Result(res)
+	}
 	name := m.Generator
 	if name == "" {
 		name = "iobench"

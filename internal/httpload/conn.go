@@ -93,6 +93,16 @@ func (c *Conn) fail(err error) error {
 // grows to the largest body seen and is reused; bodies over 64 MiB are a Read error while keeping.
 func (c *Conn) SetKeepBody(keep bool) { c.keepBody = keep }
 
+// CaptureHeader makes Do keep the value of the header called name (any case) in
+// Response.Header, e.g. "Server-Timing". Only a Conn asked to capture looks for it: the others
+// pay one comparison per header line. The value's buffer is allocated once and reused.
+func (c *Conn) CaptureHeader(name string) {
+	c.rd.capture = name
+	if c.rd.captured == nil {
+		c.rd.captured = make([]byte, 0, 128)
+	}
+}
+
 // Close closes the connection. Do fails afterwards.
 func (c *Conn) Close() error {
 	c.broken = true

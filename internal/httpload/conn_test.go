@@ -357,6 +357,38 @@ func TestClassOf(t *testing.T) {
 
 const benchResponse = "HTTP/1.1 200 OK\r\nServer: bench\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!"
 
+const timingResponse = "HTTP/1.1 200 OK\r\nServer-Timing: app;dur=21.3\r\nContent-Length: 12\r\n\r\nHello world!"
+
+// TestCaptureHeader checks that one named header's value is kept, its lines joined, only when
+// asked, and that a response without it leaves Header empty.
+func TestCaptureHeader(t *testing.T) {
+	two := "HTTP/1.1 200 OK\r\nserver-timing: db;dur=2\r\nContent-Length: 2\r\nSERVER-TIMING:  app;dur=21.3 \r\n\r\nok"
+	none := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	for _, tc := range []struct {
+		name, resp, capture, want string
+	}{
+		{"joined", two, "Server-Timing", "db;dur=2, app;dur=21.3"},
+		{"absent", none, "Server-Timing", ""},
+		{"not asked", two, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialT(t, startRaw(t, respondAlways(tc.resp)).addr())
+			if tc.capture != "" {
+				c.CaptureHeader(tc.capture)
+			}
+			for range 2 { // the second response must not see the first one's value
+				resp, err := c.Do(getReq, deadline())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(resp.Header) != tc.want {
+					t.Fatalf("Header = %q, want %q", resp.Header, tc.want)
+				}
+			}
+		})
+	}
+}
+
 // TestDoAllocs checks the promise the engine relies on: a steady Do allocates nothing, even with
 // a new deadline every call and the body kept. The raw server allocates nothing per request either,
 // since AllocsPerRun counts every goroutine.
@@ -366,8 +398,11 @@ func TestDoAllocs(t *testing.T) {
 	}
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
-			c := dialT(t, startRaw(t, respondAlways(benchResponse)).addr())
+			c := dialT(t, startRaw(t, respondAlways(timingResponse)).addr())
 			c.SetKeepBody(keep)
+			if keep { // a captured header costs nothing per call either
+				c.CaptureHeader("Server-Timing")
+			}
 			var failed error
 			do := func() {
 				if _, err := c.Do(getReq, time.Now().Add(time.Second)); err != nil {

@@ -23,6 +23,8 @@ const (
 	maxInterim = 16
 	// maxBodyLen keeps Content-Length and chunk-size arithmetic far from overflow.
 	maxBodyLen = 1 << 62
+	// maxCaptured bounds the captured header's value (CaptureHeader); the rest is dropped.
+	maxCaptured = 1 << 10
 )
 
 // Response is what Do learned about one response. Nothing in it is allocated per call.
@@ -41,6 +43,9 @@ type Response struct {
 	KeepAlive bool
 	// Body is the body when the Conn keeps bodies (SetKeepBody); it is valid until the next Do.
 	Body []byte
+	// Header is the value of the header the Conn captures (CaptureHeader), its lines joined with
+	// ", "; nil when the response had none or nothing is captured. Valid until the next Do.
+	Header []byte
 }
 
 var (
@@ -55,10 +60,12 @@ var (
 type reader struct {
 	src      io.Reader
 	buf      []byte
-	r, w     int   // unread bytes are buf[r:w]
-	consumed int64 // bytes consumed since the reader was made
-	grow     bool  // the last read filled the buffer: the next fill may double it
-	err      error // sticky error from src
+	r, w     int    // unread bytes are buf[r:w]
+	consumed int64  // bytes consumed since the reader was made
+	grow     bool   // the last read filled the buffer: the next fill may double it
+	err      error  // sticky error from src
+	capture  string // the header whose value is kept in captured ("" for none)
+	captured []byte // its value in the last response, reused
 }
 
 func newReader(src io.Reader, size int) reader {
@@ -208,6 +215,9 @@ func (rd *reader) readResponseBody(head, keep bool, body *[]byte) (Response, err
 	if keep {
 		resp.Body = *body
 	}
+	if len(rd.captured) > 0 {
+		resp.Header = rd.captured
+	}
 	return resp, err
 }
 
@@ -230,6 +240,7 @@ func (rd *reader) responseError(err error, n int64) error {
 // readHeader parses the status line and the headers up to the blank line.
 func (rd *reader) readHeader(h *header) error {
 	*h = header{contentLength: -1}
+	rd.captured = rd.captured[:0]
 	line, err := rd.readLine()
 	if err != nil {
 		return err
@@ -260,7 +271,24 @@ func (rd *reader) readHeader(h *header) error {
 		if last, err = parseHeaderLine(line, h); err != nil {
 			return err
 		}
+		if last == 0 && rd.capture != "" {
+			rd.keepHeader(line)
+		}
 	}
+}
+
+// keepHeader appends the value of line to captured when line is the captured header; several
+// lines of it are joined with ", " (RFC 9110 §5.3), up to maxCaptured bytes.
+func (rd *reader) keepHeader(line []byte) {
+	colon := bytes.IndexByte(line, ':') // parseHeaderLine found one
+	if !httpbytes.EqualFold(line[:colon], rd.capture) {
+		return
+	}
+	if len(rd.captured) > 0 {
+		rd.captured = append(rd.captured, ", "...)
+	}
+	value := httpbytes.TrimOWS(line[colon+1:])
+	rd.captured = append(rd.captured, value[:min(len(value), max(0, maxCaptured-len(rd.captured)))]...)
 }
 
 func parseStatusLine(line []byte, h *header) error {

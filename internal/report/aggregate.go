@@ -11,18 +11,25 @@ import (
 )
 
 // Key identifies the records that are repeats of one another: the same workload, impl, variant,
-// mode and load model.
+// mode, load model and case.
 type Key struct {
 	Workload  string
 	Impl      string
 	Variant   string // the impl's variant; empty for records without one
 	Mode      string // sync or async; empty where the workload has no modes
 	LoadModel string // closed or open; empty where the workload has no load model (bus)
+	Case      string // what else sets runs apart (fanout: connections and size, "c10 n300"); empty for most
 }
 
 // KeyOf returns the group key of rec.
 func KeyOf(rec *result.Record) Key {
-	return Key{Workload: rec.Workload, Impl: rec.Impl, Variant: rec.Variant, Mode: rec.Mode, LoadModel: rec.LoadModel}
+	return Key{Workload: rec.Workload, Impl: rec.Impl, Variant: rec.Variant, Mode: rec.Mode, LoadModel: rec.LoadModel, Case: rec.Case}
+}
+
+// Load returns the load model with the case after it, as the tables' load column shows it:
+// "closed", or "closed c10 n300".
+func (k Key) Load() string {
+	return strings.TrimSpace(k.LoadModel + " " + k.Case)
 }
 
 // ImplLabel returns the impl as a scenario names it: "go-hello", or "python-pika-publisher:single"
@@ -34,10 +41,19 @@ func (k Key) ImplLabel() string {
 	return k.Impl
 }
 
+// AsyncLabel is the impl of an async group as the sync/async tables show it: the ImplLabel, with
+// the mode after it when it is not plain async ("go-fanout (async-overlap)").
+func (k Key) AsyncLabel() string {
+	if k.Mode == "async" || k.Mode == "" {
+		return k.ImplLabel()
+	}
+	return k.ImplLabel() + " (" + k.Mode + ")"
+}
+
 // String returns the key's non-empty parts separated by spaces: "hello go-hello async closed".
 func (k Key) String() string {
 	var parts []string
-	for _, s := range []string{k.Workload, k.ImplLabel(), k.Mode, k.LoadModel} {
+	for _, s := range []string{k.Workload, k.ImplLabel(), k.Mode, k.Load()} {
 		if s != "" {
 			parts = append(parts, s)
 		}
@@ -147,7 +163,10 @@ func less(a, b Key) bool {
 	if a.Impl != b.Impl {
 		return a.Impl < b.Impl
 	}
-	if ra, rb := rank(a.Mode, "sync", "async"), rank(b.Mode, "sync", "async"); ra != rb {
+	if a.Case != b.Case {
+		return a.Case < b.Case
+	}
+	if ra, rb := rank(a.Mode, "sync", "async", "async-overlap"), rank(b.Mode, "sync", "async", "async-overlap"); ra != rb {
 		return ra < rb
 	}
 	if a.Variant != b.Variant {
@@ -178,17 +197,19 @@ func Verified(rec *result.Record) bool {
 	return rec.Counts.Succeeded > 0 && rec.Counts.Failed == 0
 }
 
-// Ratio compares an async group with a sync group of the same workload and load model.
+// Ratio compares an async group with a sync group of the same workload and load model (and,
+// where the groups have a case, of the same impl and case: fanout's routes of one impl).
 type Ratio struct {
 	Workload   string
-	LoadModel  string
+	LoadModel  string // with the case after it, where there is one (Key.Load)
 	Sync       Key
 	Async      Key
 	Throughput float64 // async median / sync median; 0 when the sync median is 0
 	P99        float64 // async p99 median / sync p99 median; 0 when either is missing
 }
 
-// Ratios pairs every async group with every sync group of the same workload and load model.
+// Ratios pairs every async group (async-overlap too) with every sync group of the same workload
+// and load model; groups with a case pair only within one impl and case.
 func Ratios(groups []Group) []Ratio {
 	var out []Ratio
 	for _, s := range groups {
@@ -196,10 +217,11 @@ func Ratios(groups []Group) []Ratio {
 			continue
 		}
 		for _, a := range groups {
-			if a.Key.Mode != "async" || a.Key.Workload != s.Key.Workload || a.Key.LoadModel != s.Key.LoadModel {
+			if !strings.HasPrefix(a.Key.Mode, "async") || a.Key.Workload != s.Key.Workload || a.Key.LoadModel != s.Key.LoadModel ||
+				a.Key.Case != s.Key.Case || (s.Key.Case != "" && a.Key.Impl != s.Key.Impl) {
 				continue
 			}
-			r := Ratio{Workload: s.Key.Workload, LoadModel: s.Key.LoadModel, Sync: s.Key, Async: a.Key}
+			r := Ratio{Workload: s.Key.Workload, LoadModel: s.Key.Load(), Sync: s.Key, Async: a.Key}
 			r.Throughput = div(a.Throughput.Median, s.Throughput.Median)
 			if a.P99.N > 0 && s.P99.N > 0 {
 				r.P99 = div(a.P99.Median, s.P99.Median)

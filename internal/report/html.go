@@ -63,6 +63,8 @@ type page struct {
 	Side                     []sideRow // the impls side by side with their own cost
 	Seed                     []seedRow // ours beside the seed's published figures
 	SeedNote, SeedSources    string
+	Overlap                  [][]string // the fanout runs' overlap table, one row of cells per group
+	OverlapNote              string
 	Ratios                   []ratioRow
 	Unpaired                 []string
 	Env                      []kv // the environment, when every run shares it
@@ -181,12 +183,15 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	}
 	p.Side = sideRows(groups, colors)
 	p.Seed, p.SeedNote, p.SeedSources = seedRows(groups), seedNote, seedSources(groups)
+	for _, r := range overlapRows(groups) {
+		p.Overlap, p.OverlapNote = append(p.Overlap, r.cells()), overlapNote
+	}
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,
-			Async: r.Async.Impl, Throughput: RatioText(r.Throughput), P99: RatioText(r.P99)})
+			Async: r.Async.AsyncLabel(), Throughput: RatioText(r.Throughput), P99: RatioText(r.P99)})
 		p.Data.Ratios = append(p.Data.Ratios, ratioBar{Label: strings.TrimSpace(r.Workload+" "+r.LoadModel) + ": " +
-			r.Async.Impl + " async ÷ " + r.Sync.Impl + " sync", Throughput: sig(r.Throughput), P99: sig(r.P99)})
+			r.Async.AsyncLabel() + " async ÷ " + r.Sync.Impl + " sync", Throughput: sig(r.Throughput), P99: sig(r.P99)})
 	}
 	p.Unpaired = Unpaired(groups, ratios)
 	p.Data.Bars = bars(groups, colors)

@@ -31,19 +31,20 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|--:|\n")
 	for _, g := range groups {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %d |\n",
-			md(g.Key.Workload), md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(dash(g.Key.LoadModel)), len(g.Records),
+			md(g.Key.Workload), md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(dash(g.Key.Load())), len(g.Records),
 			md(RateText(g.Throughput.Median, g.Unit)), SpreadText(g.Throughput), LatencyText(g.P99),
 			statusMD(g), g.Warnings)
 	}
 	markdownSideBySide(&b, groups)
 	markdownSeed(&b, groups)
+	markdownOverlap(&b, groups)
 	b.WriteString("\n## Sync vs async\n\n")
 	if len(ratios) > 0 {
 		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
 		b.WriteString("|---|---|---|---|--:|--:|\n")
 		for _, r := range ratios {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(r.Workload), md(dash(r.LoadModel)),
-				md(r.Sync.ImplLabel()), md(r.Async.ImplLabel()), RatioText(r.Throughput), RatioText(r.P99))
+				md(r.Sync.ImplLabel()), md(r.Async.AsyncLabel()), RatioText(r.Throughput), RatioText(r.P99))
 		}
 		b.WriteString("\n")
 	}
@@ -63,7 +64,7 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 	fmt.Fprintln(tw, "workload\timpl\tmode\tload\truns\tthroughput\tspread (min–max)\tp99\tverified\twarnings")
 	for _, g := range groups {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\n", g.Key.Workload, g.Key.ImplLabel(), dash(g.Key.Mode),
-			dash(g.Key.LoadModel), len(g.Records), RateText(g.Throughput.Median, g.Unit), SpreadText(g.Throughput),
+			dash(g.Key.Load()), len(g.Records), RateText(g.Throughput.Median, g.Unit), SpreadText(g.Throughput),
 			LatencyText(g.P99), statusText(g), g.Warnings)
 	}
 	if err := tw.Flush(); err != nil {
@@ -74,15 +75,18 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 		if r.LoadModel != "" {
 			load = " " + r.LoadModel
 		}
-		if _, err := fmt.Fprintf(w, "%s%s: async %s is %s the throughput of sync %s (p99 %s)\n", r.Workload, load,
-			r.Async.ImplLabel(), RatioText(r.Throughput), r.Sync.ImplLabel(), RatioText(r.P99)); err != nil {
+		if _, err := fmt.Fprintf(w, "%s%s: %s %s is %s the throughput of sync %s (p99 %s)\n", r.Workload, load,
+			r.Async.Mode, r.Async.ImplLabel(), RatioText(r.Throughput), r.Sync.ImplLabel(), RatioText(r.P99)); err != nil {
 			return err
 		}
 	}
 	if err := textSideBySide(w, groups); err != nil {
 		return err
 	}
-	return textSeed(w, groups)
+	if err := textSeed(w, groups); err != nil {
+		return err
+	}
+	return textOverlap(w, groups)
 }
 
 // RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.
@@ -148,7 +152,7 @@ func markdownSideBySide(b *strings.Builder, groups []Group) {
 	b.WriteString("| workload | load | impl | mode | throughput | p99 | CPU per 1k ops | peak memory | verified |\n")
 	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|\n")
 	for _, g := range side {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(g.Key.Workload), md(dash(g.Key.LoadModel)),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(g.Key.Workload), md(dash(g.Key.Load())),
 			md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(RateText(g.Throughput.Median, g.Unit)), LatencyText(g.P99),
 			LatencyText(g.CPUPer1k), MemoryText(g.PeakRSS), statusMD(g))
 	}
@@ -164,7 +168,7 @@ func textSideBySide(w io.Writer, groups []Group) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "workload\tload\timpl\tmode\tthroughput\tp99\tCPU per 1k ops\tpeak memory\tverified")
 	for _, g := range side {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Key.Workload, dash(g.Key.LoadModel), g.Key.ImplLabel(),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Key.Workload, dash(g.Key.Load()), g.Key.ImplLabel(),
 			dash(g.Key.Mode), RateText(g.Throughput.Median, g.Unit), LatencyText(g.P99), LatencyText(g.CPUPer1k),
 			MemoryText(g.PeakRSS), statusText(g))
 	}

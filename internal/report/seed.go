@@ -109,7 +109,7 @@ func markdownSeed(b *strings.Builder, groups []Group) {
 	b.WriteString("| impl | load | seed's row | seed | ours | ours ÷ seed | seed p50 / p99 | our p50 / p99 | seed's errors | our errors |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(r.Key.ImplLabel()), md(dash(r.Key.LoadModel)),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(r.Key.ImplLabel()), md(dash(r.Key.Load())),
 			md(r.Label), r.Seed, r.Ours, r.Ratio, r.SeedLatency, r.OurLatency, md(r.SeedErr), md(r.OurErr))
 	}
 }
@@ -124,7 +124,7 @@ func textSeed(w io.Writer, groups []Group) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "impl\tload\tseed's row\tseed\tours\tours ÷ seed\tseed p50 / p99\tour p50 / p99\tseed's errors\tour errors")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key.ImplLabel(), dash(r.Key.LoadModel), r.Label,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Key.ImplLabel(), dash(r.Key.Load()), r.Label,
 			r.Seed, r.Ours, r.Ratio, r.SeedLatency, r.OurLatency, r.SeedErr, r.OurErr)
 	}
 	return tw.Flush()

@@ -12,7 +12,8 @@ type Record struct {
 	SchemaVersion int            `json:"schema_version"`
 	Workload      string         `json:"workload"`                    // http, hello, bus, publish, ...
 	Impl          string         `json:"impl,omitempty"`              // the system under test, e.g. "go-hello"
-	Mode          string         `json:"mode,omitempty"`              // sync or async, where the workload has modes
+	Mode          string         `json:"mode,omitempty"`              // sync or async, where the workload has modes (fanout: the route's, async-overlap too)
+	Case          string         `json:"case,omitempty"`              // what else sets its runs apart, for grouping: fanout's connections and size, "c10 n300"
 	Variant       string         `json:"variant,omitempty"`           // the impl's variant (its impl.yaml)
 	Expect        []string       `json:"expected_findings,omitempty"` // seed flaws the variant reproduces on purpose (impl.Findings)
 	LoadModel     string         `json:"load_model,omitempty"`        // closed or open
@@ -36,6 +37,7 @@ type Record struct {
 	Seed          *Seed          `json:"seed,omitempty"`    // the seed's published figure for this setup
 	Bus           *Bus           `json:"bus,omitempty"`     // bus workload only
 	Publish       *Publish       `json:"publish,omitempty"` // publish workload only
+	Fanout        *Fanout        `json:"fanout,omitempty"`  // fanout workload only
 }
 
 // Environment says where a run happened.

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -116,6 +117,16 @@ func (st *state) close() {
 	for i := len(st.closers) - 1; i >= 0; i-- {
 		st.closers[i]()
 	}
+}
+
+// Known returns the scenario registry of this build's workloads (workload.Known) with the impls
+// found under root: what scenario files are checked against.
+func Known(root string) (scenario.Known, error) {
+	entries, err := impl.List(root)
+	if err != nil {
+		return scenario.Known{}, err
+	}
+	return workload.Known(impl.WorkloadRefs(entries)), nil
 }
 
 // Executable returns the path of the running iobench, for the impls that run it.

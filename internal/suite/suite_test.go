@@ -11,9 +11,7 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/env"
-	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/scenario"
-	"github.com/iobench/iobench/internal/workload"
 	_ "github.com/iobench/iobench/internal/workload/bus" // the workloads this test runs
 	"github.com/iobench/iobench/internal/workload/hello"
 	_ "github.com/iobench/iobench/internal/workload/publish"
@@ -49,11 +47,11 @@ const implsRoot = "../../impls"
 // parse expands a scenario file's text against the impls of the repo.
 func parse(t *testing.T, text string) *scenario.Suite {
 	t.Helper()
-	entries, err := impl.List(implsRoot)
+	known, err := Known(implsRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Parse("t.yaml", []byte(text), workload.Known(impl.WorkloadRefs(entries)))
+	s, err := scenario.Parse("t.yaml", []byte(text), known)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,15 +127,36 @@ func Rate(e *workload.Env, r scenario.Run) (float64, error) {
 
 // Measure runs the generator with cfg and returns the record of run r.
 func Measure(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Config, mode string) (*result.Record, error) {
+	return measure(ctx, e, r, cfg, httpbench.Meta{Mode: mode})
+}
+
+func measure(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Config, m httpbench.Meta) (*result.Record, error) {
 	cfg.OnSecond = e.OnSecond
-	return httpbench.Measure(ctx, cfg, httpbench.Meta{
-		Workload: r.Workload, Impl: r.Impl, Mode: mode, Command: e.Command, Params: r.Params,
-	})
+	m.Workload, m.Impl, m.Command, m.Params = r.Workload, r.Impl, e.Command, r.Params
+	return httpbench.Measure(ctx, cfg, m)
 }
 
 // MeasureImpl starts the run's impl on its listen address (or a free one), loads path with the
 // options edit gives, and adds the impl's own cost over the measured phase to the record.
 func MeasureImpl(ctx context.Context, e *workload.Env, r scenario.Run, path string, edit func(*httpbench.Options)) (*result.Record, error) {
+	return MeasureImplWith(ctx, e, r, ImplRun{Path: path, Options: edit})
+}
+
+// ImplRun is what an HTTP workload asks of MeasureImplWith beyond the path it loads.
+type ImplRun struct {
+	Path    string
+	Env     map[string]string        // more environment for the impl (IOBENCH_UPSTREAM_URL)
+	Options func(*httpbench.Options) // edits the generator's options
+	Config  func(*engine.Config)     // edits the checked engine configuration (Drain, Timing)
+	// Ready runs once the impl is ready, before any load (a baseline count); its error ends the run.
+	Ready func(addr string) error
+	// Result sees the engine's result (httpbench.Meta.Result).
+	Result func(*engine.Result)
+}
+
+// MeasureImplWith is MeasureImpl with what ir adds: the impl's extra environment, the edits of
+// the generator, a hook once the impl is ready and one on the engine's result.
+func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir ImplRun) (*result.Record, error) {
 	rate, err := Rate(e, r)
 	if err != nil {
 		return nil, err
@@ -148,23 +169,35 @@ func MeasureImpl(ctx context.Context, e *workload.Env, r scenario.Run, path stri
 	if err != nil {
 		return nil, err
 	}
-	p, err := t.Inst.Start(ctx, impl.StartOptions{Variant: t.Variant.Name, Env: map[string]string{env.Listen: addr}})
-	if err != nil {
-		return nil, err
+	vars := map[string]string{env.Listen: addr}
+	for k, v := range ir.Env {
+		vars[k] = v
 	}
-	defer p.Stop()
-	o := Options(r, "http://"+addr+path, rate)
-	if edit != nil {
-		edit(&o)
+	o := Options(r, "http://"+addr+ir.Path, rate)
+	if ir.Options != nil {
+		ir.Options(&o)
 	}
 	cfg, err := o.Config()
 	if err != nil {
 		return nil, err
 	}
+	if ir.Config != nil {
+		ir.Config(&cfg)
+	}
+	p, err := t.Inst.Start(ctx, impl.StartOptions{Variant: t.Variant.Name, Env: vars})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Stop()
+	if ir.Ready != nil {
+		if err := ir.Ready(addr); err != nil {
+			return nil, err
+		}
+	}
 	mark := time.AfterFunc(cfg.Warmup, p.Mark) // the impl's cost counts from the end of the warm-up
 	defer mark.Stop()
 	t0 := time.Now()
-	rec, err := Measure(ctx, e, r, cfg, t.Variant.Mode)
+	rec, err := measure(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: ir.Result})
 	if err != nil {
 		return rec, err
 	}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/fanout"
+)
+
+func init() { subcommands = append(subcommands, newFanoutCmd) }
+
+type fanoutFlags struct {
+	opts               fanout.Options
+	implName, jsonPath string
+	implsDir, stateDir string
+	quiet              bool
+}
+
+func newFanoutCmd() *cobra.Command {
+	f := fanoutFlags{opts: fanout.Options{Route: "/sync"}}
+	cmd := &cobra.Command{
+		Use:   fanout.Name,
+		Short: "Seed 5: a service calling an upstream with a sync and an async client; did the call and the work overlap?",
+		Long: `Start iobench's upstream ({"foo":"bar"} after --delay, every call counted) and the impl with
+IOBENCH_UPSTREAM_URL, then load one route as ab does (-c connections, -n requests; or -d, and -R
+for an open loop). Each request should call the upstream once and do --work of local work:
+  /sync           call, then work
+  /async          the seed's shape: start the call, work, then wait (whatever the runtime makes of it)
+  /async-overlap  the call and the work at once
+The run drains at the end, then the upstream's count must equal the responses (exactly one call
+per request; else exit 1). Every impl reports its handling time in Server-Timing: app;dur=MS,
+read from each response under load; the overlap ratio (delay + work) / median handling time is
+about 1 when nothing overlapped and about 2 when the call and the work fully did. The median
+and the tail of the latency are reported apart.`,
+		Example: `  iobench fanout --impl go-fanout --route /sync
+  iobench fanout --impl python-fanout --route /async -c 5 -n 100
+  iobench fanout --impl node-fanout --route /async-overlap -c 10 -d 10s --json fanout.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFanout(cmd, &f) },
+	}
+	fs := cmd.Flags()
+	o := &f.opts
+	fs.StringVar(&f.implName, "impl", "", "the impl from impls/ (NAME or NAME:VARIANT; see 'iobench impls')")
+	fs.StringVar(&o.Route, "route", o.Route, "/sync, /async or /async-overlap")
+	fs.IntVarP(&o.Connections, "connections", "c", 10, "connections, each waiting for its response (ab's -c)")
+	fs.Int64VarP(&o.Requests, "requests", "n", 300, "requests in all after the warm-up (ab's -n)")
+	cli.DurationVarP(fs, &o.Duration, "duration", "d", 0, "measure for this long instead of -n")
+	fs.Float64VarP(&o.Rate, "rate", "R", 0, "open loop: total requests per second (with -d)")
+	fs.IntVarP(&o.Threads, "threads", "t", 0, "generator threads (default min(2, connections))")
+	cli.DurationVarP(fs, &o.Warmup, "warmup", "", time.Second, "load sent before measuring, not counted")
+	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
+	cli.DurationVarP(fs, &o.Delay, "delay", "", fanout.DefaultDelay, "the upstream's delay before it answers")
+	cli.DurationVarP(fs, &o.Work, "work", "", fanout.DefaultWork, "the impl's work per request")
+	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
+	return cmd
+}
+
+func runFanout(cmd *cobra.Command, f *fanoutFlags) error {
+	fs := cmd.Flags()
+	if fs.Changed("duration") && !fs.Changed("requests") {
+		f.opts.Requests = 0
+	}
+	if f.implName == "" {
+		return cli.BadInput("--impl is required, e.g. --impl go-fanout; see 'iobench impls'")
+	}
+	if err := f.opts.Check(); err != nil {
+		return cli.RunError(err)
+	}
+	if err := result.CheckWritable(f.jsonPath); err != nil {
+		return cli.BadInput("--json: %v", err)
+	}
+	root := f.implsDir
+	if root == "" {
+		root = impl.DefaultRoot()
+	}
+	name, vname := impl.ParseRef(f.implName)
+	inst, err := installImpl(cmd.Context(), root, name, f.stateDir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	if _, ok := inst.Manifest.Workloads[fanout.Name]; !ok {
+		return cli.BadInput("impl %s does not declare the fanout workload; see 'iobench impls'", name)
+	}
+	v, ok := inst.Manifest.Variant(vname)
+	if !ok {
+		return cli.BadInput("%v", inst.Manifest.UnknownVariant(vname))
+	}
+	stderr := cmd.ErrOrStderr()
+	prog := cli.NewProgress(stderr, f.quiet || f.jsonPath == "-")
+	f.opts.OnSecond, f.opts.Command = prog.Second, os.Args
+	rec, runErr := fanout.RunOne(cmd.Context(), workload.Target{Inst: inst, Variant: v}, f.opts)
+	prog.Done()
+	return emit(cmd, rec, runErr, f.jsonPath, fanout.Text, "interrupted; the partial result is above")
+}

@@ -1,0 +1,95 @@
+package fanout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// UpstreamBody is what the upstream answers, as the seed's FooBarController does.
+const UpstreamBody = `{"foo":"bar"}`
+
+// CountPath is the upstream's count of the calls it received, as a decimal number and a newline.
+// It is not a call: it does not count itself.
+const CountPath = "/count"
+
+// DefaultDelay is the upstream's delay and DefaultWork the impls' work, as in the seed.
+const (
+	DefaultDelay = 10 * time.Millisecond
+	DefaultWork  = 10 * time.Millisecond
+)
+
+// Upstream is iobench's upstream: every GET except CountPath is a call, counted on arrival and
+// answered with UpstreamBody (application/json) after Delay.
+type Upstream struct {
+	Delay time.Duration
+	calls atomic.Int64
+}
+
+// Calls returns the calls received so far.
+func (u *Upstream) Calls() int64 { return u.calls.Load() }
+
+// ServeHTTP answers one request.
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == CountPath {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "%d\n", u.calls.Load())
+		return
+	}
+	u.calls.Add(1)
+	if u.Delay > 0 {
+		t := time.NewTimer(u.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(UpstreamBody)))
+	io.WriteString(w, UpstreamBody)
+}
+
+// Serve answers on ln until ctx ends, then closes every connection and returns nil.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// countClient reads the upstream's count; its own connections, never the impl's.
+var countClient = &http.Client{Timeout: 5 * time.Second}
+
+// Count reads the calls an upstream at base (http://host:port/) has received.
+func Count(ctx context.Context, base string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+CountPath, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := countClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("upstream count: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64))
+	if err != nil {
+		return 0, fmt.Errorf("upstream count: %w", err)
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if resp.StatusCode != http.StatusOK || err != nil {
+		return 0, fmt.Errorf("upstream count: status %d, body %q", resp.StatusCode, b)
+	}
+	return n, nil
+}
