@@ -117,10 +117,31 @@ type InstallSpec struct {
 // StartSpec is the impl's command line and fixed environment. The command runs in the impl's
 // folder; a first word "iobench" is the running iobench executable, "python" the impl's
 // virtualenv interpreter, "node" gets NODE_PATH set to its installed modules; {dir} and {state}
-// expand to the impl's folder and state directory.
+// expand to the impl's folder and state directory. A PHP web app gives PHPFPM instead of Command.
 type StartSpec struct {
 	Command []string          `yaml:"command"`
 	Env     map[string]string `yaml:"env"`
+	PHPFPM  *PHPFPMSpec       `yaml:"php_fpm"`
+}
+
+// PHPFPMSpec runs a PHP web app the way it is deployed: PHP-FPM with one static pool of its own
+// (the impl's process tree, so its cost) behind a private nginx (a service) that listens on
+// IOBENCH_LISTEN and hands every request to Script. The pool has IOBENCH_CONCURRENCY workers
+// (the run's, else the variant's or start.env's), else one per core; iobench knows when it is
+// ready, so the manifest gives no ready.log or ready.tcp.
+type PHPFPMSpec struct {
+	Root   string `yaml:"root"`   // the document root, relative to the impl folder; default "public"
+	Script string `yaml:"script"` // the front controller in Root that serves every request; default "index.php"
+}
+
+// PHPFPMRoot returns the absolute document root of a php_fpm impl.
+func (m *Manifest) PHPFPMRoot() string {
+	return filepath.Join(m.Dir, or(m.Start.PHPFPM.Root, "public"))
+}
+
+// PHPFPMScript returns the absolute path of a php_fpm impl's front controller.
+func (m *Manifest) PHPFPMScript() string {
+	return filepath.Join(m.PHPFPMRoot(), or(m.Start.PHPFPM.Script, "index.php"))
 }
 
 // ReadySpec says when the started impl is ready: a line it prints matching Log (a regular
