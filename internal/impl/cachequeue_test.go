@@ -77,6 +77,9 @@ func TestPHPCachequeue(t *testing.T) {
 	if p.FPM.Workers != 2 || len(fpmPIDs) != 3 || !strings.HasPrefix(p.FPM.Listen, "unix:") {
 		t.Errorf("PHP-FPM %+v with processes %v; want a master and 2 workers on a unix socket", p.FPM, fpmPIDs)
 	}
+	if v := p.Versions(); v["php-fpm"] != p.FPM.Version || v["nginx"] != p.Front.Version {
+		t.Errorf("versions %v", v)
+	}
 	if p.Front.Name != "nginx" || p.Front.Version == "" || p.Front.Workers != runtime.NumCPU() || len(nginxPIDs) != 1+runtime.NumCPU() {
 		t.Errorf("front %+v with processes %v; want nginx with one worker per core", p.Front, nginxPIDs)
 	}

@@ -71,6 +71,19 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 	return p, nil
 }
 
+// Versions returns the versions of what runs a php_fpm impl beside its code, for the record's
+// environment: PHP-FPM's and nginx's; nil for other impls.
+func (p *Process) Versions() map[string]string {
+	if p.FPM == nil {
+		return nil
+	}
+	out := map[string]string{"php-fpm": p.FPM.Version}
+	if p.Front != nil {
+		out[p.Front.Name] = p.Front.Version
+	}
+	return out
+}
+
 // loopbackPort returns the port of an IOBENCH_LISTEN address on 127.0.0.1, where nginx listens.
 func loopbackPort(addr string) (int, error) {
 	if addr == "" {

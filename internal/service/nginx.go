@@ -66,6 +66,11 @@ func launchNginx(_ context.Context, l *launch) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if sock, ok := strings.CutPrefix(site.FastCGI, "unix:"); ok {
+		if err := searchable(filepath.Dir(sock), l.user); err != nil { // else every request is a 502
+			return "", err
+		}
+	}
 	if err := writeFiles(l.dir, l.user, map[string]string{"nginx.conf": nginxConf(l.dir, l.port, site)}); err != nil {
 		return "", err
 	}

@@ -163,7 +163,8 @@ func assertPrivate(t *testing.T, conf, comment string) {
 	}
 }
 
-// TestStartNginxNeedsSite: nginx is not a shared service; Start without a site says what to use.
+// TestStartNginxNeedsSite: nginx is not a shared service, so Start without a site says what to
+// use; a site nginx could not pass requests to is refused before it starts.
 func TestStartNginxNeedsSite(t *testing.T) {
 	_, err := Start(context.Background(), "nginx", testOptions(t))
 	if err == nil || !strings.Contains(err.Error(), "StartNginx") || strings.Contains(err.Error(), "\n") {
@@ -171,6 +172,21 @@ func TestStartNginxNeedsSite(t *testing.T) {
 	}
 	if _, err := StartNginx(context.Background(), NginxSite{Port: 1, Root: "public"}, testOptions(t)); err == nil {
 		t.Error("StartNginx with a relative root succeeded")
+	}
+	if !isRoot() {
+		return // nginx runs as we do: it can reach any socket we made
+	}
+	opts := testOptions(t)
+	closed := filepath.Join(opts.StateDir, "closed")
+	if err := os.Mkdir(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	port, _ := freePort()
+	releasePort(port)
+	site := NginxSite{Port: port, Root: "/x", Script: "/x/index.php", FastCGI: "unix:" + closed + "/php-fpm.sock"}
+	if inst, err := StartNginx(context.Background(), site, opts); err == nil || !strings.Contains(err.Error(), "www-data cannot enter "+closed) {
+		inst.Stop(context.Background())
+		t.Errorf("StartNginx with a socket www-data cannot reach = %v; want it named", err)
 	}
 }
 
