@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # install-services.sh: install the servers iobench starts by itself (Debian/Ubuntu, apt):
-#   RabbitMQ, PostgreSQL (server + client), Redis (server + redis-cli), Memcached, and libzmq.
+#   RabbitMQ, PostgreSQL (server + client), Redis (server + redis-cli), Memcached, libzmq,
+#   nginx and PHP-FPM, and what the PHP impls need: the PHP CLI, the redis, memcached and zmq
+#   extensions and Predis (seed 3's cachequeue app), and amphp/amp (seed 4's amp-loop).
 #
 #   scripts/install-services.sh           install what is missing (as root), then exit 0
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
 #   --with-test-tools                     also what the test suite needs: chromium (the HTML
 #                                         report test), python3-venv and python3-pip (the Python
-#                                         impls), php8.2-cli and php-amphp-amp (the PHP impls:
-#                                         stream-select, and amp-loop on amp 2.6's Loop)
+#                                         impls)
 #
 # It only installs: iobench starts private instances on free ports of 127.0.0.1 itself
 # ('iobench services up', or each run), so no daemon is started here. A policy-rc.d that
@@ -17,8 +18,9 @@
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
-PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev)
-readonly TEST_TOOLS=(chromium python3-venv python3-pip php8.2-cli php-amphp-amp)
+PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev libzmq5
+  nginx php8.2-fpm php8.2-cli php8.2-redis php8.2-memcached php8.2-zmq php-predis php-amphp-amp)
+readonly TEST_TOOLS=(chromium python3-venv python3-pip)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
@@ -27,7 +29,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done
@@ -44,7 +46,7 @@ installed() {
 }
 
 if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
-  log "not a Debian/Ubuntu system (no dpkg/apt-get); install by hand: RabbitMQ, PostgreSQL (server and client), Redis (server and redis-cli), Memcached, libzmq (development files)"
+  log "not a Debian/Ubuntu system (no dpkg/apt-get); install by hand: RabbitMQ, PostgreSQL (server and client), Redis (server and redis-cli), Memcached, libzmq (development files), nginx, PHP 8.2 (CLI and FPM) with the redis, memcached and zmq extensions, Predis"
   exit 1
 fi
 

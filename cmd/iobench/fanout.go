@@ -1,16 +1,13 @@
 package main
 
 import (
-	"log/slog"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/fanout"
 )
 
@@ -79,26 +76,13 @@ func runFanout(cmd *cobra.Command, f *fanoutFlags) error {
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
 	}
-	root := f.implsDir
-	if root == "" {
-		root = impl.DefaultRoot()
-	}
-	name, vname := impl.ParseRef(f.implName)
-	inst, err := installImpl(cmd.Context(), root, name, f.stateDir, slog.New(slog.DiscardHandler))
+	target, err := implTarget(cmd, f.implsDir, f.stateDir, f.implName, fanout.Name)
 	if err != nil {
 		return err
 	}
-	if _, ok := inst.Manifest.Workloads[fanout.Name]; !ok {
-		return cli.BadInput("impl %s does not declare the fanout workload; see 'iobench impls'", name)
-	}
-	v, ok := inst.Manifest.Variant(vname)
-	if !ok {
-		return cli.BadInput("%v", inst.Manifest.UnknownVariant(vname))
-	}
-	stderr := cmd.ErrOrStderr()
-	prog := cli.NewProgress(stderr, f.quiet || f.jsonPath == "-")
+	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet || f.jsonPath == "-")
 	f.opts.OnSecond, f.opts.Command = prog.Second, os.Args
-	rec, runErr := fanout.RunOne(cmd.Context(), workload.Target{Inst: inst, Variant: v}, f.opts)
+	rec, runErr := fanout.RunOne(cmd.Context(), target, f.opts)
 	prog.Done()
 	return emit(cmd, rec, runErr, f.jsonPath, fanout.Text, "interrupted; the partial result is above")
 }

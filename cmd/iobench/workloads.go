@@ -4,6 +4,7 @@ package main
 // workload is one package under internal/workload/ and one line here.
 import (
 	_ "github.com/iobench/iobench/internal/workload/bus"
+	_ "github.com/iobench/iobench/internal/workload/cachequeue"
 	_ "github.com/iobench/iobench/internal/workload/fanout"
 	_ "github.com/iobench/iobench/internal/workload/hello"
 	_ "github.com/iobench/iobench/internal/workload/publish"

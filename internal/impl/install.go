@@ -40,6 +40,8 @@ type Installation struct {
 	Python     string // the virtualenv's interpreter, for Python impls with install.venv
 	NodePath   string // the installed node_modules, for Node impls with install.npm
 	Reused     bool   // true when nothing had to be installed
+
+	stateDir string // iobench's state directory (InstallOptions.StateDir)
 }
 
 // installError is a one-line install failure that matches ErrInstall.
@@ -88,7 +90,7 @@ func Install(ctx context.Context, m *Manifest, opts InstallOptions) (*Installati
 		return nil, installErr("impl %s: cannot lock %s: %v", m.Name, dir, err)
 	}
 	defer unlock()
-	inst := &Installation{Manifest: m, Dir: dir, Executable: opts.Executable, Reused: true}
+	inst := &Installation{Manifest: m, Dir: dir, Executable: opts.Executable, Reused: true, stateDir: state}
 	if inst.Executable == "" {
 		inst.Executable, _ = os.Executable() // an empty path is reported by Check
 	}

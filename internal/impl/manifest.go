@@ -38,6 +38,18 @@ var sections = map[string]Section{}
 // RegisterSection makes workload one that manifests may declare, with its section's rules.
 func RegisterSection(workload string, s Section) { sections[workload] = s }
 
+// httpWorkloads returns the registered workloads whose impls serve HTTP (their section has
+// routes), sorted.
+func httpWorkloads() []string {
+	var out []string
+	for _, w := range Workloads() {
+		if sections[w].Routes {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Workloads returns the workloads a manifest may declare (those registered), sorted.
 func Workloads() []string {
 	out := make([]string, 0, len(sections))
@@ -137,10 +149,31 @@ type InstallSpec struct {
 // StartSpec is the impl's command line and fixed environment. The command runs in the impl's
 // folder; a first word "iobench" is the running iobench executable, "python" the impl's
 // virtualenv interpreter, "node" gets NODE_PATH set to its installed modules; {dir} and {state}
-// expand to the impl's folder and state directory.
+// expand to the impl's folder and state directory. A PHP web app gives PHPFPM instead of Command.
 type StartSpec struct {
 	Command []string          `yaml:"command"`
 	Env     map[string]string `yaml:"env"`
+	PHPFPM  *PHPFPMSpec       `yaml:"php_fpm"`
+}
+
+// PHPFPMSpec runs a PHP web app the way it is deployed: PHP-FPM with one static pool of its own
+// (the impl's process tree, so its cost) behind a private nginx (a service) that listens on
+// IOBENCH_LISTEN and hands every request to Script. The pool has IOBENCH_CONCURRENCY workers
+// (the run's, else the variant's or start.env's), else one per core; iobench knows when it is
+// ready, so the manifest gives no ready.log or ready.tcp.
+type PHPFPMSpec struct {
+	Root   string `yaml:"root"`   // the document root, relative to the impl folder; default "public"
+	Script string `yaml:"script"` // the front controller in Root that serves every request; default "index.php"
+}
+
+// PHPFPMRoot returns the absolute document root of a php_fpm impl.
+func (m *Manifest) PHPFPMRoot() string {
+	return filepath.Join(m.Dir, or(m.Start.PHPFPM.Root, "public"))
+}
+
+// PHPFPMScript returns the absolute path of a php_fpm impl's front controller.
+func (m *Manifest) PHPFPMScript() string {
+	return filepath.Join(m.PHPFPMRoot(), or(m.Start.PHPFPM.Script, "index.php"))
 }
 
 // ReadySpec says when the started impl is ready: a line it prints matching Log (a regular

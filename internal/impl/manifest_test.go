@@ -230,7 +230,7 @@ func TestRepoImpls(t *testing.T) {
 		}
 		names[e.Manifest.Name] = true
 	}
-	for _, want := range []string{"go-hello", "go-bus", "python-asyncio-hello", "python-pika-publisher", "python-aio-pika-publisher"} {
+	for _, want := range []string{"go-hello", "go-bus", "python-asyncio-hello", "python-pika-publisher", "python-aio-pika-publisher", "php-cachequeue"} {
 		if !names[want] {
 			t.Errorf("impls/ lacks %s: %v", want, names)
 		}

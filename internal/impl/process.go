@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/sut"
 )
 
@@ -37,15 +38,43 @@ type StartOptions struct {
 	StateDir string
 }
 
-// Process is a running impl: PID, LogPath, Tail, Send, Done, Wait, Stop, Mark and Usage are
-// those of sut.Process.
-type Process = sut.Process
+// Process is a running impl: PID, LogPath, Tail, Send, Done, Wait, Kill, Mark and Usage are
+// those of its sut.Process, the impl's own process tree (for a php_fpm impl, PHP-FPM's). Front
+// and FPM are set for a php_fpm impl only.
+type Process struct {
+	*sut.Process
+	// Front is the web server in front of the impl (nginx for php_fpm): a service, whose cost
+	// (Front.PIDs()), version and worker count are recorded apart from the impl's.
+	Front *service.Instance
+	// FPM describes the impl's PHP-FPM pool.
+	FPM *FPM
+
+	cleanup func() error // removes what Start made for this process only
+}
+
+// Stop stops the front web server, then the impl (stop.signal, then SIGKILL after
+// stop.timeout, leaving none of its processes behind), and removes what Start made for it. It is
+// safe to call more than once.
+func (p *Process) Stop() error {
+	var errs []error
+	if p.Front != nil {
+		errs = append(errs, p.Front.Stop(context.Background()))
+	}
+	if p.Process != nil {
+		errs = append(errs, p.Process.Stop())
+	}
+	if p.cleanup != nil {
+		errs = append(errs, p.cleanup())
+	}
+	return errors.Join(errs...)
+}
 
 // Start runs the installed impl with the §5.2 environment through the one runner (package sut)
 // and waits until it is ready (a log line matching ready.log, a TCP connection to
-// IOBENCH_LISTEN for ready.tcp: listen, or opts.Stream's signal). Its output goes to a log file
-// (LogPath) and to opts.OnLine; Stop sends stop.signal, then SIGKILL after stop.timeout, and
-// leaves none of its processes behind. On failure the error ends with the impl's last lines.
+// IOBENCH_LISTEN for ready.tcp: listen, or opts.Stream's signal; for start.php_fpm, PHP-FPM's
+// pool and then nginx on IOBENCH_LISTEN). Its output goes to a log file (LogPath) and to
+// opts.OnLine; Stop sends stop.signal, then SIGKILL after stop.timeout, and leaves none of its
+// processes behind. On failure the error ends with the impl's last lines.
 func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Process, error) {
 	m := inst.Manifest
 	v, ok := m.Variant(opts.Variant)
@@ -71,20 +100,31 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 	if s, ok := signals[strings.TrimPrefix(m.Stop.Signal, "SIG")]; ok {
 		sig = s
 	}
-	p, err := sut.Start(ctx, sut.Options{
+	so := sut.Options{
 		Name: m.Name, Argv: inst.Command(), Dir: m.Dir, Env: inst.environ(v, opts.Env),
 		Ready: ready, Stream: opts.Stream, OnLine: opts.OnLine, LogDir: logDir,
 		StopSignal: sig, StopGrace: m.StopTimeout(), StateDir: opts.StateDir,
-	})
-	switch {
-	case err == nil:
-		return p, nil
-	case ctx.Err() != nil:
-		return nil, err
-	case errors.Is(err, sut.ErrStart):
-		return nil, fmt.Errorf("impl %w; check start.command in %s", err, ManifestFile)
 	}
-	return nil, fmt.Errorf("impl %w", err)
+	if m.Start.PHPFPM != nil {
+		return inst.startPHPFPM(ctx, so, opts)
+	}
+	p, err := sut.Start(ctx, so)
+	if err != nil {
+		return nil, startErr(ctx, err)
+	}
+	return &Process{Process: p}, nil
+}
+
+// startErr is the error of a start that failed: the runner's, with a hint where the manifest is
+// to blame.
+func startErr(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return err
+	case errors.Is(err, sut.ErrStart):
+		return fmt.Errorf("impl %w; check start in %s", err, ManifestFile)
+	}
+	return fmt.Errorf("impl %w", err)
 }
 
 var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.SIGKILL, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM}

@@ -2,6 +2,7 @@ package impl
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -195,10 +196,18 @@ func limitServer(t *testing.T, limit int) string {
 
 // TestCheckRoutesConnectionLimit checks that a per-client limit of 30 connections shows as
 // connection-limit with the number turned away, and that a server without one shows nothing.
+// The number is 70, or up to 72 on a busy machine: the test server counts a connection of
+// CheckRoutes' earlier checks as open until its goroutine sees the close, as a real server may.
 func TestCheckRoutesConnectionLimit(t *testing.T) {
 	problems := CheckRoutes(t.Context(), limitServer(t, 30), []string{"/"})
-	if len(problems) != 1 || !hasProblem(problems, "connection-limit", "on 100 connections open at once: 70 were refused or closed without a response") {
-		t.Fatalf("problems %q", problems)
+	var n int
+	ok := len(problems) == 1 && problems[0].Finding == "connection-limit"
+	if ok {
+		_, err := fmt.Sscanf(problems[0].Msg, "GET / on 100 connections open at once: %d were refused or closed without a response", &n)
+		ok = err == nil && n >= 70 && n <= 72
+	}
+	if !ok {
+		t.Fatalf("problems %q; want connection-limit with 70 (to 72) turned away", problems)
 	}
 	if problems := CheckRoutes(t.Context(), limitServer(t, 1000), []string{"/"}); len(problems) > 0 {
 		t.Fatalf("no limit: problems %q", problems)

@@ -57,7 +57,7 @@ ready: {tcp: listen}
 // without php at all the interpreter's package is named.
 func TestPHPCheck(t *testing.T) {
 	if _, err := exec.LookPath("php"); err != nil {
-		t.Fatal("php not found; install it with: scripts/install-services.sh --with-test-tools (php8.2-cli)")
+		t.Fatal("php not found; install it with: scripts/install-services.sh (php8.2-cli)")
 	}
 	inst := installAt(t, "php/needy", phpNeedy, InstallOptions{}, nil)
 	err := inst.Check(t.Context())
@@ -84,7 +84,7 @@ func TestPHPExtensionPackage(t *testing.T) {
 // impls/php/lib/autoload.php, and a Debian-style library's autoload.php from a fake root.
 func TestPHPAutoload(t *testing.T) {
 	if _, err := exec.LookPath("php"); err != nil {
-		t.Fatal("php not found; install it with: scripts/install-services.sh --with-test-tools (php8.2-cli)")
+		t.Fatal("php not found; install it with: scripts/install-services.sh (php8.2-cli)")
 	}
 	lib, _ := filepath.Abs("../../impls/php/lib/autoload.php")
 	dir := t.TempDir()

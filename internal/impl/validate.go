@@ -35,9 +35,7 @@ func (m *Manifest) validate(add addFunc) {
 	}
 	m.validateRequires(add)
 	m.validateInstall(add)
-	if len(m.Start.Command) == 0 || m.Start.Command[0] == "" {
-		add("start.command", "missing", `give the command as a list, e.g. ["python", "server.py"]`)
-	}
+	m.validateStart(add)
 	checkEnv(add, "start.env", m.Start.Env)
 	m.validateReady(add)
 	if m.Stop.Signal != "" {
@@ -185,8 +183,43 @@ func (m *Manifest) validateInstall(add addFunc) {
 	}
 }
 
+// validateStart checks that the impl gives exactly one way to start: a command, or for a PHP web
+// app, PHP-FPM behind nginx (php_fpm).
+func (m *Manifest) validateStart(add addFunc) {
+	hasCommand := len(m.Start.Command) > 0
+	switch {
+	case hasCommand && m.Start.PHPFPM != nil:
+		add("start", "both command and php_fpm given", "keep one: php_fpm runs the app under PHP-FPM and nginx, command runs anything else")
+	case m.Start.PHPFPM != nil:
+		m.validatePHPFPM(add)
+	case !hasCommand || m.Start.Command[0] == "":
+		add("start.command", "missing", `give the command as a list, e.g. ["python", "server.py"]`)
+	}
+}
+
+// validatePHPFPM checks a php_fpm start: a PHP impl serving HTTP, whose front controller is a
+// file in its document root, with no readiness of its own.
+func (m *Manifest) validatePHPFPM(add addFunc) {
+	if m.Language != "" && m.Language != "php" {
+		add("start.php_fpm", "PHP-FPM for a "+m.Language+" impl", "only PHP impls start with php_fpm; give start.command")
+	}
+	if !slices.ContainsFunc(m.WorkloadNames(), func(w string) bool { return sections[w].Routes }) {
+		add("start.php_fpm", "serves HTTP, but no HTTP workload is declared", "declare one of "+strings.Join(httpWorkloads(), ", ")+" with its routes")
+	}
+	if m.Ready.Log != "" || m.Ready.TCP != "" {
+		add("ready", "PHP-FPM's readiness is iobench's", "drop ready.log and ready.tcp; keep ready.timeout if needed")
+	}
+	if s := m.Start.PHPFPM.Script; s != "" && (filepath.IsAbs(s) || strings.HasPrefix(filepath.Clean(s), "..")) {
+		add("start.php_fpm.script", fmt.Sprintf("%q is outside the document root", s), "give the front controller's path in root, e.g. index.php")
+		return
+	}
+	rel := filepath.Join(or(m.Start.PHPFPM.Root, "public"), or(m.Start.PHPFPM.Script, "index.php"))
+	m.checkFile(add, "start.php_fpm", rel, "put the front controller there, or set root (the document root) and script")
+}
+
 func (m *Manifest) validateReady(add addFunc) {
 	switch {
+	case m.Start.PHPFPM != nil:
 	case m.Ready.Log == "" && m.Ready.TCP == "":
 		add("ready", "missing", "say when the impl is ready: log: '^ready$' or tcp: listen")
 	case m.Ready.Log != "" && m.Ready.TCP != "":
@@ -265,7 +298,7 @@ var manifestSchema = fields{
 	"requires": fields{"commands": requirement, "python": requirement, "node": requirement,
 		"php_extensions": requirement, "php_libraries": requirement},
 	"install": fields{"venv": leaf{}, "npm": leaf{}},
-	"start":   fields{"command": leaf{}, "env": leaf{}},
+	"start":   fields{"command": leaf{}, "env": leaf{}, "php_fpm": fields{"root": leaf{}, "script": leaf{}}},
 	"ready":   fields{"log": leaf{}, "tcp": leaf{}, "timeout": leaf{}},
 	"stop":    fields{"signal": leaf{}, "timeout": leaf{}},
 }

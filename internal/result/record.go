@@ -34,10 +34,11 @@ type Record struct {
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
 	Processes     []Process      `json:"processes,omitempty"`
 	Warnings      []string       `json:"warnings,omitempty"`
-	Seed          *Seed          `json:"seed,omitempty"`    // the seed's published figure for this setup
-	Bus           *Bus           `json:"bus,omitempty"`     // bus workload only
-	Publish       *Publish       `json:"publish,omitempty"` // publish workload only
-	Fanout        *Fanout        `json:"fanout,omitempty"`  // fanout workload only
+	Seed          *Seed          `json:"seed,omitempty"`       // the seed's published figure for this setup
+	Bus           *Bus           `json:"bus,omitempty"`        // bus workload only
+	Publish       *Publish       `json:"publish,omitempty"`    // publish workload only
+	Fanout        *Fanout        `json:"fanout,omitempty"`     // fanout workload only
+	Cachequeue    *Cachequeue    `json:"cachequeue,omitempty"` // cachequeue workload only
 }
 
 // Environment says where a run happened.
@@ -143,4 +144,7 @@ type Process struct {
 	CPUSystem  float64 `json:"cpu_system_s"`
 	PeakRSS    uint64  `json:"peak_rss_bytes"`
 	CPUPercent float64 `json:"cpu_percent"` // of one core, over the measured wall time
+	// Workers is the size of a fixed pool of worker processes: PHP-FPM's pm.max_children for a
+	// php_fpm impl, nginx's worker_processes; 0 when the process has none.
+	Workers int `json:"workers,omitempty"`
 }

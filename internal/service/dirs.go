@@ -77,6 +77,7 @@ var serviceUsers = map[string]string{
 	"postgres":  "postgres",
 	"redis":     "redis",
 	"memcached": "memcache",
+	"nginx":     "www-data",
 }
 
 // serviceAccount returns the account name's server runs as: its own system user when we are root

@@ -1,5 +1,5 @@
 // Package service starts, probes and stops the backing servers that benchmarks run against:
-// RabbitMQ, PostgreSQL, Redis and Memcached from the binaries installed on the machine, and NATS
+// RabbitMQ, PostgreSQL, Redis, Memcached and nginx from the binaries installed on the machine, and NATS
 // (with JetStream) embedded in the iobench process, so a first run needs nothing installed.
 //
 // Ensure is what a run calls. It takes, in order: the server named by the environment
@@ -20,6 +20,13 @@
 // meant to outlive the command, recorded in the state file until `iobench services down` (Down).
 //
 // An owned local instance can Restart in place (same ports, same data) for fault injection.
+//
+// nginx and PHP-FPM serve a PHP impl, so what they serve is given per run rather than shared:
+// StartNginx starts a private nginx (as www-data when root) that hands every request of a port to
+// one FastCGI script; PHPFPMPool.Prepare writes a private PHP-FPM configuration (one static pool,
+// a unix socket beside it) and returns its command line, which package impl runs through package
+// sut, since PHP-FPM's process tree is the impl's cost. Neither is one of Names(): `services up`
+// does not start them.
 //
 // Readiness is a real protocol session with login (AMQP handshake, SQL query, PING, version),
 // polled with a deadline; a server that exits or does not answer in time is killed, its

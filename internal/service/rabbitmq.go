@@ -157,9 +157,14 @@ func dialOK(port int) bool {
 	return true
 }
 
-// notInstalled is the one-line error of a missing binary.
+// notInstalled is the one-line error of a missing binary; flag, when not empty, is the option
+// that gives an external server instead.
 func notInstalled(service, binary, pkg, flag string) error {
-	return &missingError{fmt.Sprintf("%s: %s not found; install it with scripts/install-services.sh (apt-get install %s) or pass %s", service, binary, pkg, flag)}
+	msg := fmt.Sprintf("%s: %s not found; install it with scripts/install-services.sh (apt-get install %s)", service, binary, pkg)
+	if flag != "" {
+		msg += " or pass " + flag
+	}
+	return &missingError{msg}
 }
 
 // ErrNotInstalled is matched (errors.Is) by the errors of Installed and Start when a server's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/iobench/iobench/internal/env"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -30,13 +31,20 @@ func init() {
 	})
 }
 
-// lookBinary finds a server binary in PATH or says how to install it.
+// sbinDirs are where Debian puts daemons (nginx, php-fpm8.2), often not on a user's PATH.
+var sbinDirs = []string{"/usr/local/sbin", "/usr/sbin", "/sbin"}
+
+// lookBinary finds a server binary in PATH, else in sbinDirs, or says how to install it.
 func lookBinary(service, binary, pkg, flag string) (string, error) {
-	p, err := exec.LookPath(binary)
-	if err != nil {
-		return "", notInstalled(service, binary, pkg, flag)
+	if p, err := exec.LookPath(binary); err == nil {
+		return p, nil
 	}
-	return p, nil
+	for _, d := range sbinDirs {
+		if p := filepath.Join(d, binary); executable(p) {
+			return p, nil
+		}
+	}
+	return "", notInstalled(service, binary, pkg, flag)
 }
 
 // launchRedis runs redis-server in the foreground as our child: loopback only, no RDB snapshots,

@@ -41,6 +41,8 @@ type Options struct {
 	// (`iobench services nats-server`); Up needs it for "nats", because a server that must
 	// outlive the calling process cannot run inside it. Up appends --port and --store-dir.
 	NATSCommand []string
+
+	site *NginxSite // what nginx serves (StartNginx)
 }
 
 // ErrUnknown is returned (wrapped) for a service name that is not one of Names().
@@ -56,6 +58,7 @@ type Instance struct {
 	Owned   bool          // true when this process started it: Stop stops it
 	Dir     string        // the instance's data and log directory; empty for external instances
 	Startup time.Duration // how long Start took until the server answered; 0 when not started here
+	Workers int           // worker processes of a server started with a fixed number (nginx); else 0
 
 	mu       sync.Mutex   // guards procs, which Restart replaces
 	procs    []*proc      // the sessions started for it (local kind)
@@ -76,6 +79,20 @@ func (i *Instance) PIDs() []int {
 	for _, p := range i.procs {
 		if p.alive() {
 			out = append(out, procstat.Tree(p.PID)...)
+		}
+	}
+	return out
+}
+
+// RootPIDs returns the process ids iobench started for the server (the roots of its trees), for
+// a procstat.Meter each; nil for embedded and external instances.
+func (i *Instance) RootPIDs() []int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	var out []int
+	for _, p := range i.procs {
+		if p.alive() {
+			out = append(out, p.PID)
 		}
 	}
 	return out
@@ -292,6 +309,7 @@ type launch struct {
 	procs    []*proc
 	logFile  string       // the log to show on failure
 	reserved []int        // extra ports reserved until the server has bound them
+	workers  int          // worker processes the server was configured with, 0 when not fixed
 	run      func() error // starts the server's processes into procs (again, for Restart)
 	log      *slog.Logger
 	opts     Options
@@ -385,7 +403,7 @@ func startOnce(ctx context.Context, sp *spec, stateDir string, opts Options, det
 	}
 	inst := &Instance{
 		Name: sp.name, Kind: KindLocal, URL: url, Version: version, Owned: true,
-		Dir: dir, Startup: time.Since(begin), procs: l.procs, launch: l, log: log,
+		Dir: dir, Startup: time.Since(begin), Workers: l.workers, procs: l.procs, launch: l, log: log,
 	}
 	log.Info("service ready", "service", sp.name, "url", inst.Redacted(), "version", version, "took", inst.Startup.Round(time.Millisecond))
 	return inst, nil

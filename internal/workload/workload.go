@@ -166,3 +166,37 @@ func Choice(s scenario.Service) service.Choice {
 	}
 	return service.Choice{}
 }
+
+// Single returns the Env of a suite of one run, for a workload's own command (iobench fanout,
+// iobench cachequeue): the target is given, there are no peers, and what the run shares is closed
+// by the returned function.
+func Single(target Target, r scenario.Run, command []string, onSecond func(engine.Snapshot)) (*Env, func()) {
+	var closers []func()
+	shared := map[string]any{}
+	e := &Env{
+		Target:   func(context.Context, scenario.Run) (Target, error) { return target, nil },
+		Record:   func(string) *result.Record { return nil },
+		Suite:    &scenario.Suite{Runs: []scenario.Run{r}},
+		Command:  command,
+		OnSecond: onSecond,
+		Share: func(key string, open func() (any, func(), error)) (any, error) {
+			if v, ok := shared[key]; ok {
+				return v, nil
+			}
+			v, closeFn, err := open()
+			if err != nil {
+				return nil, err
+			}
+			shared[key] = v
+			if closeFn != nil {
+				closers = append(closers, closeFn)
+			}
+			return v, nil
+		},
+	}
+	return e, func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+}

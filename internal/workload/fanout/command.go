@@ -70,12 +70,7 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 		params["load"], params["rate"] = "open", o.Rate
 	}
 	r := scenario.Run{ID: "fanout", Workload: Name, Impl: target.Name(), Params: params, Duration: o.Duration, Warmup: o.Warmup, Repeat: 1, Repeats: 1}
-	e := &workload.Env{
-		Target:   func(context.Context, scenario.Run) (workload.Target, error) { return target, nil },
-		Record:   func(string) *result.Record { return nil },
-		Suite:    &scenario.Suite{Runs: []scenario.Run{r}},
-		Command:  o.Command,
-		OnSecond: o.OnSecond,
-	}
+	e, done := workload.Single(target, r, o.Command, o.OnSecond)
+	defer done()
 	return run(ctx, e, r)
 }

@@ -194,7 +194,8 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 			return nil, err
 		}
 	}
-	mark := time.AfterFunc(cfg.Warmup, p.Mark) // the impl's cost counts from the end of the warm-up
+	fr := frontOf(p)
+	mark := time.AfterFunc(cfg.Warmup, func() { p.Mark(); fr.mark() }) // costs count from the end of the warm-up
 	defer mark.Stop()
 	t0 := time.Now()
 	rec, err := measure(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: ir.Result})
@@ -207,7 +208,8 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 		return rec, fmt.Errorf("impl %s exited during the run: %s; log %s", t.Name(), p.Tail(), p.LogPath())
 	default:
 	}
-	rec.Processes = append(rec.Processes, result.NewProcess(t.Name(), "sut", p.PID(), p.Usage(), time.Since(t0)-cfg.Warmup))
+	wall := time.Since(t0) - cfg.Warmup
+	rec.Processes = append(append(rec.Processes, sutProcess(t.Name(), p, wall)), fr.process(wall)...)
 	return rec, nil
 }
 
@@ -240,14 +242,20 @@ func httpURL(v any) error {
 // workload w (impl.CheckRoutes) and writes each problem, seed flaw reproduced or failure to
 // v.Out; it returns the number of failures.
 func VerifyRoutes(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string) (int, error) {
+	return VerifyRoutesWith(ctx, v, inst, w, nil)
+}
+
+// VerifyRoutesWith is VerifyRoutes for an impl that needs more environment than IOBENCH_LISTEN
+// (the addresses of its stores).
+func VerifyRoutesWith(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, vars map[string]string) (int, error) {
 	failures := 0
 	for _, variant := range inst.Manifest.Variants {
-		failures += verifyVariant(ctx, v, inst, w, variant)
+		failures += verifyVariant(ctx, v, inst, w, variant, vars)
 	}
 	return failures, nil
 }
 
-func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, variant impl.Variant) int {
+func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, variant impl.Variant, vars map[string]string) int {
 	label := w + " " + variant.Name
 	fail := func(err error) int {
 		fmt.Fprintf(v.Out, "  FAIL %s: %s\n", label, oneLine(err.Error()))
@@ -257,7 +265,11 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 	if err != nil {
 		return fail(err)
 	}
-	p, err := inst.Start(ctx, impl.StartOptions{Variant: variant.Name, Env: map[string]string{env.Listen: addr}})
+	e := map[string]string{env.Listen: addr}
+	for k, val := range vars {
+		e[k] = val
+	}
+	p, err := inst.Start(ctx, impl.StartOptions{Variant: variant.Name, Env: e})
 	if err != nil {
 		return fail(err)
 	}

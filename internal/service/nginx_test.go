@@ -1,0 +1,205 @@
+package service
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/iobench/iobench/internal/procstat"
+)
+
+// TestNginxPHPFPM runs a PHP-FPM pool prepared here behind a private nginx: requests reach the
+// front controller with the URI and the environment given to PHP-FPM, the pool has exactly the
+// workers asked for, nginx listens on loopback only (as www-data when root), and stopping both
+// leaves no process and no directory behind.
+func TestNginxPHPFPM(t *testing.T) {
+	t.Parallel()
+	if err := Installed("nginx"); err != nil {
+		t.Fatal(err) // scripts/install-services.sh installs it
+	}
+	ctx := context.Background()
+	opts := testOptions(t)
+	root := filepath.Join(opts.StateDir, "public")
+	script := filepath.Join(root, "index.php")
+	mkdir(t, root)
+	writeFile(t, script, `<?php echo getenv('IOBENCH_TEST_VALUE'), ' ', $_SERVER['REQUEST_URI'], "\n";`)
+	poolDir := filepath.Join(opts.StateDir, "fpm")
+	mkdir(t, poolDir)
+
+	fpm, err := PHPFPMPool{Dir: poolDir, Workers: 3}.Prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fpm.Workers != 3 || fpm.Version == "" || fpm.Listen != "unix:"+filepath.Join(poolDir, "php-fpm.sock") {
+		t.Errorf("command = %+v; want 3 workers, a version and the pool's socket", fpm)
+	}
+	leader := runFPM(t, fpm)
+	if n := len(procstat.Tree(leader)) - 1; n != 3 {
+		t.Errorf("PHP-FPM has %d workers, want 3 (pm = static)", n)
+	}
+
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	releasePort(port)
+	inst, err := StartNginx(ctx, NginxSite{Port: port, Root: root, Script: script, FastCGI: fpm.Listen, Workers: 1}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop(ctx)
+	t.Logf("nginx %s on %s in %v, PHP-FPM %s on %s", inst.Version, inst.URL, inst.Startup.Round(time.Millisecond), fpm.Version, fpm.Listen)
+	if inst.Kind != KindLocal || !inst.Owned || inst.Version == "" || inst.Workers != 1 || inst.Dir != filepath.Join(opts.StateDir, "nginx-"+strconv.Itoa(port)) {
+		t.Errorf("instance = %+v; want local, owned, versioned, 1 worker, in its state dir", inst)
+	}
+	resp, err := http.Get(inst.URL + "/cache/redis?x=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "from-env /cache/redis?x=1\n" {
+		t.Errorf("GET /cache/redis?x=1 = %d %q; want 200 %q", resp.StatusCode, body, "from-env /cache/redis?x=1\n")
+	}
+	pids := inst.PIDs()
+	if len(pids) != 2 {
+		t.Errorf("nginx processes %v; want a master and 1 worker", pids)
+	}
+	addrs := listenersOf(pids)
+	for _, a := range addrs {
+		if a.IP.String() != "127.0.0.1" || a.Port != port {
+			t.Errorf("nginx listens on %s, want 127.0.0.1:%d only", a.IP, port)
+		}
+	}
+	if isRoot() {
+		if fi, err := os.Stat("/proc/" + strconv.Itoa(pids[0])); err == nil && fi.Sys().(*syscall.Stat_t).Uid == 0 {
+			t.Errorf("nginx runs as root; want www-data")
+		}
+	}
+	sessions := append([]*proc(nil), inst.procs...)
+	if err := inst.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, pids, sessions, addrs)
+	if _, err := os.Stat(inst.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("nginx dir %s still there after Stop (%v)", inst.Dir, err)
+	}
+}
+
+// runFPM starts PHP-FPM as its own process group, waits for its ready line and returns its pid;
+// the group is killed at the end of the test.
+func runFPM(t *testing.T, fpm *PHPFPMCommand) int {
+	t.Helper()
+	cmd := exec.Command(fpm.Argv[0], fpm.Argv[1:]...)
+	cmd.Env = append(os.Environ(), "IOBENCH_TEST_VALUE=from-env")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			t.Log("php-fpm: " + sc.Text())
+			if fpm.Ready.MatchString(sc.Text()) {
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(20 * time.Second):
+		t.Fatal("PHP-FPM not ready after 20 s")
+	}
+	return cmd.Process.Pid
+}
+
+// TestPHPFPMConf checks the pool's configuration (static, never recycled, the environment kept)
+// and that neither it nor nginx's reads anything of the system's.
+func TestPHPFPMConf(t *testing.T) {
+	conf := phpFPMConf("/s/fpm", "/s/fpm/php-fpm.sock", 4)
+	for _, want := range []string{"pid = /s/fpm/php-fpm.pid", "daemonize = no", "listen = /s/fpm/php-fpm.sock",
+		"listen.mode = 0666", "pm = static", "pm.max_children = 4", "pm.max_requests = 0", "clear_env = no"} {
+		if !strings.Contains(conf, want+"\n") {
+			t.Errorf("php-fpm.conf lacks %q:\n%s", want, conf)
+		}
+	}
+	assertPrivate(t, conf, ";")
+	assertPrivate(t, nginxConf("/s/nginx", 8080, &NginxSite{Root: "/a/public", Script: "/a/public/index.php", FastCGI: "unix:/s/fpm/php-fpm.sock", Workers: 2}), "#")
+}
+
+// assertPrivate fails when a configuration (comments starting with comment left out) includes
+// other files or names a system directory.
+func assertPrivate(t *testing.T, conf, comment string) {
+	t.Helper()
+	for _, line := range strings.Split(conf, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, comment) {
+			continue
+		}
+		for _, bad := range []string{"include", "/etc/", "/var/", "/run/"} {
+			if strings.Contains(line, bad) {
+				t.Errorf("configuration line %q names %s; want everything private", line, bad)
+			}
+		}
+	}
+}
+
+// TestStartNginxNeedsSite: nginx is not a shared service, so Start without a site says what to
+// use; a site nginx could not pass requests to is refused before it starts.
+func TestStartNginxNeedsSite(t *testing.T) {
+	_, err := Start(context.Background(), "nginx", testOptions(t))
+	if err == nil || !strings.Contains(err.Error(), "StartNginx") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Start(nginx) = %v; want one line naming StartNginx", err)
+	}
+	if _, err := StartNginx(context.Background(), NginxSite{Port: 1, Root: "public"}, testOptions(t)); err == nil {
+		t.Error("StartNginx with a relative root succeeded")
+	}
+	if !isRoot() {
+		return // nginx runs as we do: it can reach any socket we made
+	}
+	opts := testOptions(t)
+	closed := filepath.Join(opts.StateDir, "closed")
+	if err := os.Mkdir(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	port, _ := freePort()
+	releasePort(port)
+	site := NginxSite{Port: port, Root: "/x", Script: "/x/index.php", FastCGI: "unix:" + closed + "/php-fpm.sock"}
+	if inst, err := StartNginx(context.Background(), site, opts); err == nil || !strings.Contains(err.Error(), "www-data cannot enter "+closed) {
+		inst.Stop(context.Background())
+		t.Errorf("StartNginx with a socket www-data cannot reach = %v; want it named", err)
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

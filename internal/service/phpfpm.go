@@ -1,0 +1,129 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+)
+
+// PHP-FPM is not started by this package: its process tree is the cost of the PHP impl it runs,
+// so package impl runs it through package sut (measured, stopped with all its workers). This
+// package writes its private configuration and says how to run it, as it does for the servers
+// it starts itself.
+
+// phpFPMBinaries are the names Debian gives the PHP-FPM executable, newest first.
+var phpFPMBinaries = []string{"php-fpm8.2", "php-fpm"}
+
+// PHPFPMBinary returns the PHP-FPM executable (in PATH or /usr/sbin), or a one-line error saying
+// which package to install.
+func PHPFPMBinary() (string, error) {
+	var err error
+	for _, b := range phpFPMBinaries {
+		var p string
+		if p, err = lookBinary("php-fpm", b, "php8.2-fpm", ""); err == nil {
+			return p, nil
+		}
+	}
+	return "", err
+}
+
+// PHPFPMPool is one PHP-FPM master with one static pool, configured in a private directory.
+type PHPFPMPool struct {
+	// Dir is the pool's private directory (php-fpm.conf, pid file and socket), created by the
+	// caller and removed after the stop. A user nginx runs as must be able to enter it.
+	Dir string
+	// Workers is pm.max_children of the static pool; 0 means one per core.
+	Workers int
+}
+
+// PHPFPMCommand is how to run a PHPFPMPool: its command line and what it will listen on.
+type PHPFPMCommand struct {
+	Argv    []string       // php-fpm in the foreground with the pool's php-fpm.conf
+	Listen  string         // the pool's address for nginx's fastcgi_pass: unix:/path or 127.0.0.1:PORT
+	Workers int            // the pool's worker processes
+	Version string         // PHP's version, e.g. "8.2.36"
+	Ready   *regexp.Regexp // the line PHP-FPM logs once it accepts requests
+}
+
+// phpFPMReady is PHP-FPM's notice once its pool listens and its workers are forked.
+var phpFPMReady = regexp.MustCompile(`NOTICE: ready to handle connections`)
+
+// Prepare writes the pool's php-fpm.conf into Dir and returns how to run it. The configuration
+// is the whole of PHP-FPM's (nothing of /etc/php/*/fpm/php-fpm.conf or pool.d; php.ini and the
+// extensions' conf.d are PHP's own, as for the CLI): in the foreground, logging to stderr, pm =
+// static with Workers children that never recycle, the environment passed to the workers
+// (clear_env = no: the IOBENCH_* variables), their output caught into the log. It listens on a
+// unix socket in Dir (mode 0666, so that nginx running as another user can connect), or on a
+// free port of 127.0.0.1 when Dir's path is too long for a socket. As root, the workers run as
+// root too (-R), like every other impl iobench starts.
+func (pool PHPFPMPool) Prepare(ctx context.Context) (*PHPFPMCommand, error) {
+	bin, err := PHPFPMBinary()
+	if err != nil {
+		return nil, err
+	}
+	workers := pool.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	listen, addr := filepath.Join(pool.Dir, "php-fpm.sock"), ""
+	if len(listen) > maxSocketPath {
+		port, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("php-fpm: %w", err)
+		}
+		releasePort(port) // PHP-FPM binds it moments later; a lost race fails its start with a clear log line
+		listen = fmt.Sprintf("127.0.0.1:%d", port)
+		addr = listen
+	} else {
+		addr = "unix:" + listen
+	}
+	conf := filepath.Join(pool.Dir, "php-fpm.conf")
+	if err := os.WriteFile(conf, []byte(phpFPMConf(pool.Dir, listen, workers)), 0o644); err != nil {
+		return nil, fmt.Errorf("php-fpm: writing its configuration: %w", unwrapPath(err))
+	}
+	argv := []string{bin, "--nodaemonize", "--force-stderr", "--fpm-config", conf}
+	if isRoot() {
+		argv = append(argv, "--allow-to-run-as-root")
+	}
+	return &PHPFPMCommand{Argv: argv, Listen: addr, Workers: workers, Version: phpFPMVersion(ctx, bin), Ready: phpFPMReady}, nil
+}
+
+// phpFPMConf is the whole php-fpm.conf of a private pool named app.
+func phpFPMConf(dir, listen string, workers int) string {
+	return fmt.Sprintf(`; written by iobench for one run; nothing of /etc/php/*/fpm/php-fpm.conf or pool.d is read
+[global]
+pid = %[1]s/php-fpm.pid
+error_log = /proc/self/fd/2
+log_level = notice
+daemonize = no
+systemd_interval = 0
+
+[app]
+listen = %[2]s
+listen.mode = 0666
+listen.backlog = 4096
+pm = static
+pm.max_children = %[3]d
+pm.max_requests = 0
+clear_env = no
+catch_workers_output = yes
+decorate_workers_output = no
+`, dir, listen, workers)
+}
+
+// phpFPMVersion returns the version `php-fpm -v` prints ("PHP 8.2.36 (fpm-fcgi) ..."), or "".
+func phpFPMVersion(ctx context.Context, bin string) string {
+	out, err := exec.CommandContext(ctx, bin, "-v").Output()
+	if err != nil {
+		return ""
+	}
+	if f := strings.Fields(string(out)); len(f) > 1 && f[0] == "PHP" {
+		return f[1]
+	}
+	return ""
+}

@@ -1,0 +1,86 @@
+package cachequeue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
+)
+
+// ErrCount is the error of a run whose store did not count what iobench saw.
+var ErrCount = errors.New("cachequeue: the store's count does not match the responses")
+
+// run measures one route: the stores, the impl with their addresses, the store read once the
+// impl is ready, load with a drain at the end, then the store read again while the impl still
+// runs (its ZeroMQ sockets hold what they queued) and checked against every response.
+func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	route, _ := r.Params["route"].(string)
+	a, cleanup, err := stores(ctx, e, r)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	st, err := storeOf(ctx, route, a)
+	if err != nil {
+		return nil, err
+	}
+	defer st.close()
+	var change int64
+	var res *engine.Result
+	var readErr error
+	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
+		Path: route, Env: a.environ(),
+		Options: func(o *httpbench.Options) { o.ExpectStatus = []int{200} },
+		Config:  func(c *engine.Config) { c.Drain = true },
+		Ready:   func(string) error { return st.before(ctx) },
+		Result: func(got *engine.Result) {
+			res = got
+			change, readErr = st.after(ctx)
+		},
+	})
+	if err != nil {
+		return rec, err
+	}
+	if readErr != nil {
+		return rec, fmt.Errorf("cachequeue: reading %s after the run: %w", st.describe(), readErr)
+	}
+	c := section(route, st.describe(), change, res)
+	rec.Cachequeue = c
+	if !c.Counted {
+		return rec, fmt.Errorf("%w: %s", ErrCount, c.Detail)
+	}
+	return rec, nil
+}
+
+// section checks the store's change against the responses: a fake route must change nothing;
+// any other between the responses and the responses plus the requests that got none.
+func section(route, store string, change int64, res *engine.Result) *result.Cachequeue {
+	c := &result.Cachequeue{Route: route, Store: store, Change: change, Answered: res.Answered, Unanswered: res.Unanswered}
+	c.Counted, c.Detail = check(route, change, res.Answered, res.Unanswered)
+	return c
+}
+
+func check(route string, change, answered, unanswered int64) (bool, string) {
+	if route == "/cache/fake" || route == "/queue/fake" {
+		if change == 0 {
+			return true, fmt.Sprintf("nothing moved in the stores over %d responses", answered)
+		}
+		return false, fmt.Sprintf("a fake route moved the stores by %d over %d responses; it must touch nothing", change, answered)
+	}
+	switch {
+	case unanswered == 0 && change == answered:
+		return true, fmt.Sprintf("%d counted for %d responses", change, answered)
+	case change >= answered && change <= answered+unanswered:
+		return true, fmt.Sprintf("%d counted for %d responses and %d requests without one", change, answered, unanswered)
+	case change < answered:
+		return false, fmt.Sprintf("%d counted for %d responses: %d fewer than the responses", change, answered, answered-change)
+	}
+	return false, fmt.Sprintf("%d counted for %d responses and %d requests without one: %d more than were sent",
+		change, answered, unanswered, change-answered-unanswered)
+}

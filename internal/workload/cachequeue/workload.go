@@ -1,0 +1,64 @@
+package cachequeue
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
+)
+
+// Name is the cachequeue workload's id.
+const Name = "cachequeue"
+
+func init() {
+	workload.Register(workload.Workload{
+		Name: Name, Spec: Spec(), Manifest: impl.Section{Routes: true},
+		Run: run, Verify: verify, Text: Text,
+	})
+}
+
+// Spec returns the workload's scenario parameters: those of every HTTP workload, at the seed's
+// wrk -c20 by default, the route, and the services by role.
+func Spec() scenario.WorkloadSpec {
+	spec := web.Params()
+	p := spec.Params
+	p["listen"] = scenario.ParamSpec{Type: scenario.Addr, Doc: "where the SUT listens: host:port, or auto for a free port of 127.0.0.1"}
+	p["route"] = scenario.ParamSpec{Type: scenario.String, Enum: Routes, Required: true,
+		Doc: "/cache/DRIVER increments the counter visits, /queue/DRIVER pushes visit (fake touches nothing)"}
+	p["connections"] = scenario.ParamSpec{Type: scenario.Int, Check: scenario.Positive, Default: int64(20), Doc: "connections kept open (the seed's wrk -c20)"}
+	spec.Services = map[string]scenario.ServiceSpec{
+		"redis":     {Schemes: RedisRole.SchemeList(), Doc: "local is a Redis started by iobench (or the one of 'iobench services up')"},
+		"memcached": {Schemes: MemcachedRole.SchemeList(), Doc: "local is a Memcached started by iobench"},
+	}
+	return spec
+}
+
+// Text writes a cachequeue record's text block: wrk's layout, then what the store counted.
+func Text(w io.Writer, rec *result.Record) error {
+	if err := web.Text(w, rec); err != nil {
+		return err
+	}
+	if c := rec.Cachequeue; c != nil {
+		mark := "verified"
+		if !c.Counted {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(w, "  Route %s, counted in the store (%s): %s\n", c.Route, mark, c.Detail)
+	}
+	return nil
+}
+
+// verify checks every route of every variant with the stores the impl needs.
+func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
+	a, cleanup, err := verifyStores(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer cleanup()
+	return web.VerifyRoutesWith(ctx, v, inst, Name, a.environ())
+}
