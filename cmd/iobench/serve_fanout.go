@@ -11,6 +11,7 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/workload/fanout"
+	"github.com/iobench/iobench/internal/workload/web"
 )
 
 func init() {
@@ -46,7 +47,7 @@ func newServeFanoutCmd() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench fanout: listening on http://%s/ (upstream %s, work %v)\n", ln.Addr(), upstream, work)
 			s := &fanout.Service{Upstream: upstream, Work: work}
-			if err := fanout.Serve(cmd.Context(), ln, s.Handler()); err != nil {
+			if err := web.Serve(cmd.Context(), ln, s.Handler()); err != nil {
 				return cli.Failed(fmt.Errorf("serve fanout on %s: %w", ln.Addr(), err))
 			}
 			return nil
@@ -82,7 +83,7 @@ func newServeUpstreamCmd() *cobra.Command {
 				return listenError(listen, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench upstream: listening on http://%s/ (delay %v)\n", ln.Addr(), delay)
-			if err := fanout.Serve(cmd.Context(), ln, &fanout.Upstream{Delay: delay}); err != nil {
+			if err := web.Serve(cmd.Context(), ln, &fanout.Upstream{Delay: delay}); err != nil {
 				return cli.Failed(fmt.Errorf("serve upstream on %s: %w", ln.Addr(), err))
 			}
 			return nil

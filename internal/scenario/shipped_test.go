@@ -12,6 +12,7 @@ import (
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
 	_ "github.com/iobench/iobench/internal/workload/bus"
+	_ "github.com/iobench/iobench/internal/workload/cachequeue"
 	_ "github.com/iobench/iobench/internal/workload/fanout"
 	_ "github.com/iobench/iobench/internal/workload/hello"
 	_ "github.com/iobench/iobench/internal/workload/publish"

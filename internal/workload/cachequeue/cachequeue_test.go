@@ -3,18 +3,53 @@ package cachequeue
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
 )
 
-func TestMain(m *testing.M) { servicetest.Main(m) }
+// TestMain lets the test binary stand in for iobench when go-cachequeue's manifest runs
+// `iobench serve cachequeue`, from the environment the run gives it.
+func TestMain(m *testing.M) {
+	if len(os.Args) == 3 && os.Args[1] == "serve" && os.Args[2] == Name {
+		if err := serveFromEnv(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	servicetest.Main(m)
+}
+
+func serveFromEnv() error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	workers, _ := strconv.Atoi(os.Getenv(env.Concurrency))
+	s := &Service{Workers: workers, Addrs: Addrs{Redis: os.Getenv(env.RedisURL), Memcached: os.Getenv(env.MemcachedAddr), ZMQ: os.Getenv(env.ZMQEndpoint)}}
+	if err := s.Open(ctx); err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", os.Getenv(env.Listen))
+	if err != nil {
+		return err
+	}
+	return web.Serve(ctx, ln, s.Handler())
+}
 
 // TestCheck covers the count check's verdicts: exact, within the requests that got no answer,
 // too few, too many, and a fake route that moved a store.
@@ -44,8 +79,30 @@ func TestCheck(t *testing.T) {
 // iobench saw, the fake routes move nothing, and /queue/zmq without a consumer still counts
 // every message once iobench drains the endpoint.
 func TestPHPAppCountedInStore(t *testing.T) {
-	target := phpTarget(t)
-	for _, route := range Routes {
+	driveRoutes(t, target(t, "php-cachequeue", ""), Routes)
+}
+
+// TestGoImplCountedInStore drives go-cachequeue's sync and async variants over their routes
+// (ZeroMQ aside: zmq4 has no send queue, so with no PULL peer each push waits 5 s).
+func TestGoImplCountedInStore(t *testing.T) {
+	routes := []string{"/cache/fake", "/cache/memcached", "/cache/redis", "/queue/fake", "/queue/redis"}
+	for _, v := range []string{"sync", "async"} {
+		t.Run(v, func(t *testing.T) { driveRoutes(t, target(t, "go-cachequeue", v), routes) })
+	}
+}
+
+// driveRoutes loads each route briefly on a Redis and a Memcached of the test's own: the seed's
+// keys are fixed, and a store shared with other runs would move under a fake route.
+func driveRoutes(t *testing.T, target workload.Target, routes []string) {
+	for _, name := range []string{"redis", "memcached"} {
+		inst, err := service.Start(t.Context(), name, service.Options{StateDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { inst.Stop(context.Background()) })
+		t.Setenv(service.EnvName(name), inst.EnvValue())
+	}
+	for _, route := range routes {
 		t.Run(strings.ReplaceAll(route[1:], "/", "-"), func(t *testing.T) {
 			rec, err := RunOne(t.Context(), target, Options{Route: route, Connections: 4, Duration: time.Second,
 				Warmup: 300 * time.Millisecond, Timeout: 2 * time.Second})
@@ -57,6 +114,9 @@ func TestPHPAppCountedInStore(t *testing.T) {
 				t.Fatalf("section %+v", c)
 			}
 			t.Logf("%s: %.0f req/s; %s", route, rec.Throughput.Mean, c.Detail)
+			if target.Inst.Manifest.Start.PHPFPM == nil {
+				return
+			}
 			var nginx bool
 			for _, p := range rec.Processes {
 				nginx = nginx || (p.Role == "service" && p.Name == "nginx" && p.Workers > 0)
@@ -76,11 +136,11 @@ func TestBadRoute(t *testing.T) {
 	}
 }
 
-// phpTarget installs and checks impls/php/cachequeue, or skips when the machine lacks a
-// prerequisite (make test installs them all: scripts/install-services.sh).
-func phpTarget(t *testing.T) workload.Target {
+// target installs and checks impl name from the repo's impls/ with its variant, or skips when
+// the machine lacks a prerequisite (make test installs them all: scripts/install-services.sh).
+func target(t *testing.T, name, variant string) workload.Target {
 	t.Helper()
-	m, err := impl.Find("../../../impls", "php-cachequeue")
+	m, err := impl.Find("../../../impls", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,15 +150,20 @@ func phpTarget(t *testing.T) workload.Target {
 			t.Fatal(err)
 		}
 	}
-	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: state})
+	exe, _ := os.Executable()
+	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: state, Executable: exe})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := inst.Check(t.Context()); err != nil {
 		if errors.Is(err, impl.ErrMissing) && os.Getenv("CI") == "" {
-			t.Skipf("php-cachequeue's prerequisites are missing here: %v", err)
+			t.Skipf("%s's prerequisites are missing here: %v", name, err)
 		}
 		t.Fatal(err)
 	}
-	return workload.Target{Inst: inst, Variant: m.Variants[0]}
+	v, ok := m.Variant(variant)
+	if !ok {
+		t.Fatalf("%s has no variant %q", name, variant)
+	}
+	return workload.Target{Inst: inst, Variant: v}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
 	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
 )
 
 // TestMain lets the test binary stand in for iobench when a run starts `iobench serve upstream`
@@ -54,7 +55,7 @@ func serve(what string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return Serve(ctx, ln, h)
+	return web.Serve(ctx, ln, h)
 }
 
 const implsRoot = "../../../impls"

@@ -15,6 +15,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
 )
 
 var bodyRE = regexp.MustCompile(bodyPattern)
@@ -30,7 +31,7 @@ func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation)
 	up := &Upstream{Delay: DefaultDelay}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go Serve(ctx, ln, up)
+	go web.Serve(ctx, ln, up)
 	base := "http://" + ln.Addr().String() + "/"
 	failures := 0
 	for _, variant := range inst.Manifest.Variants {

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -296,5 +298,16 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Text writes an HTTP record's text block in wrk's layout, latency distribution included.
 func Text(w io.Writer, rec *result.Record) error {
 	textblock.HTTP(w, rec, textblock.TextOptions{Latency: true})
+	return nil
+}
+
+// Serve serves h on ln with net/http until ctx ends: the Go impls of the HTTP workloads.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
 	return nil
 }
