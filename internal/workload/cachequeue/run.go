@@ -51,7 +51,8 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return rec, fmt.Errorf("cachequeue: reading %s after the run: %w", st.describe(), readErr)
 	}
 	c := section(route, st.describe(), change, res)
-	rec.Cachequeue = c
+	rec.Cachequeue, rec.Case = c, route // each route is its own group in the report
+
 	if !c.Counted {
 		return rec, fmt.Errorf("%w: %s", ErrCount, c.Detail)
 	}

@@ -20,14 +20,20 @@ const Body = "Hello world!"
 func init() {
 	spec := web.Params()
 	spec.Params["listen"] = scenario.ParamSpec{Type: scenario.Addr, Doc: "where the SUT listens: host:port, or auto for a free port of 127.0.0.1"}
+	spec.Params["keepalive"] = scenario.ParamSpec{Type: scenario.Bool, Default: true,
+		Doc: "keep connections open between requests (wrk's way); false closes after each (ab without -k)"}
 	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.Section{Routes: true}, Run: run, Verify: verify, Text: web.Text})
 }
 
 // run starts the run's impl and loads GET /, every response checked: status 200, body Body.
 func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
-	return web.MeasureImpl(ctx, e, r, "/", func(o *httpbench.Options) {
+	rec, err := web.MeasureImpl(ctx, e, r, "/", func(o *httpbench.Options) {
 		o.ExpectStatus, o.ExpectBody = []int{200}, "^"+Body+"$"
 	})
+	if keep, ok := r.Params["keepalive"].(bool); ok && !keep && rec != nil {
+		rec.Case = "no keep-alive" // its own group beside the keep-alive runs
+	}
+	return rec, err
 }
 
 func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
