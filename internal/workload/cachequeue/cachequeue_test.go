@@ -3,14 +3,19 @@ package cachequeue
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/service/servicetest"
+	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload"
 )
 
@@ -44,7 +49,7 @@ func TestCheck(t *testing.T) {
 // iobench saw, the fake routes move nothing, and /queue/zmq without a consumer still counts
 // every message once iobench drains the endpoint.
 func TestPHPAppCountedInStore(t *testing.T) {
-	target := phpTarget(t)
+	target := implTarget(t, "php-cachequeue")
 	for _, route := range Routes {
 		t.Run(strings.ReplaceAll(route[1:], "/", "-"), func(t *testing.T) {
 			rec, err := RunOne(t.Context(), target, Options{Route: route, Connections: 4, Duration: time.Second,
@@ -76,11 +81,63 @@ func TestBadRoute(t *testing.T) {
 	}
 }
 
-// phpTarget installs and checks impls/php/cachequeue, or skips when the machine lacks a
-// prerequisite (make test installs them all: scripts/install-services.sh).
-func phpTarget(t *testing.T) workload.Target {
+// TestPythonAppCountedInStore and TestNodeAppCountedInStore drive every route the Python and
+// Node apps declare (the seed's, less the PHP-only Predis routes) against the real stores, as
+// TestPHPAppCountedInStore does, and check that the Predis routes answer 404.
+func TestPythonAppCountedInStore(t *testing.T) { testAppCountedInStore(t, "python-cachequeue") }
+func TestNodeAppCountedInStore(t *testing.T)   { testAppCountedInStore(t, "node-cachequeue") }
+
+func testAppCountedInStore(t *testing.T, name string) {
+	target := implTarget(t, name)
+	routes := target.Inst.Manifest.Workloads[Name].Routes
+	for _, want := range []string{"/cache/fake", "/cache/memcached", "/cache/redis", "/queue/fake", "/queue/zmq", "/queue/redis"} {
+		if !slices.Contains(routes, want) {
+			t.Errorf("%s does not declare %s: %v", name, want, routes)
+		}
+	}
+	for _, route := range routes {
+		t.Run(strings.ReplaceAll(route[1:], "/", "-"), func(t *testing.T) {
+			rec, err := RunOne(t.Context(), target, Options{Route: route, Connections: 4, Duration: time.Second,
+				Warmup: 300 * time.Millisecond, Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := rec.Cachequeue
+			if c == nil || !c.Counted || c.Answered == 0 {
+				t.Fatalf("section %+v", c)
+			}
+			t.Logf("%s: %.0f req/s; %s", route, rec.Throughput.Mean, c.Detail)
+		})
+	}
+	t.Run("predis-404", func(t *testing.T) {
+		addr, err := sut.FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := target.Inst.Start(t.Context(), impl.StartOptions{Variant: target.Variant.Name, Env: map[string]string{env.Listen: addr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop()
+		for _, path := range []string{"/cache/predis", "/queue/predis", "/cache/mysql", "/nope"} {
+			resp, err := http.Get("http://" + addr + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound || strings.Count(string(body), "\n") != 1 || !strings.HasSuffix(string(body), "\n") {
+				t.Errorf("GET %s: %d %q; want 404 with a one-line body", path, resp.StatusCode, body)
+			}
+		}
+	})
+}
+
+// implTarget installs and checks the impl name, or skips when the machine lacks a prerequisite
+// (make test installs them all: scripts/install-services.sh).
+func implTarget(t *testing.T, name string) workload.Target {
 	t.Helper()
-	m, err := impl.Find("../../../impls", "php-cachequeue")
+	m, err := impl.Find("../../../impls", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +153,7 @@ func phpTarget(t *testing.T) workload.Target {
 	}
 	if err := inst.Check(t.Context()); err != nil {
 		if errors.Is(err, impl.ErrMissing) && os.Getenv("CI") == "" {
-			t.Skipf("php-cachequeue's prerequisites are missing here: %v", err)
+			t.Skipf("%s's prerequisites are missing here: %v", name, err)
 		}
 		t.Fatal(err)
 	}
