@@ -109,6 +109,12 @@ func testAppCountedInStore(t *testing.T, name string) {
 			t.Logf("%s: %.0f req/s; %s", route, rec.Throughput.Mean, c.Detail)
 		})
 	}
+	t.Run("undeclared-route", func(t *testing.T) {
+		_, err := RunOne(t.Context(), target, Options{Route: "/cache/predis", Connections: 1, Duration: time.Second, Timeout: time.Second})
+		if err == nil || !strings.Contains(err.Error(), name+" does not serve it") {
+			t.Fatalf("err %v", err)
+		}
+	})
 	t.Run("predis-404", func(t *testing.T) {
 		addr, err := sut.FreeAddr()
 		if err != nil {
