@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +21,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/service/servicetest"
+	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/web"
 )
@@ -126,6 +130,51 @@ func driveRoutes(t *testing.T, target workload.Target, routes []string) {
 			}
 		})
 	}
+}
+
+// TestPythonAppCountedInStore and TestNodeAppCountedInStore drive every route the Python and
+// Node apps declare (the seed's, less the PHP-only Predis routes) as the PHP app's test does, and
+// check that the Predis routes, an unknown driver and an unknown path answer 404 in one line.
+func TestPythonAppCountedInStore(t *testing.T) { testAppCountedInStore(t, "python-cachequeue") }
+func TestNodeAppCountedInStore(t *testing.T)   { testAppCountedInStore(t, "node-cachequeue") }
+
+func testAppCountedInStore(t *testing.T, name string) {
+	target := target(t, name, "")
+	routes := target.Inst.Manifest.Workloads[Name].Routes
+	for _, want := range []string{"/cache/fake", "/cache/memcached", "/cache/redis", "/queue/fake", "/queue/zmq", "/queue/redis"} {
+		if !slices.Contains(routes, want) {
+			t.Errorf("%s does not declare %s: %v", name, want, routes)
+		}
+	}
+	driveRoutes(t, target, routes)
+	t.Run("undeclared-route", func(t *testing.T) {
+		_, err := RunOne(t.Context(), target, Options{Route: "/cache/predis", Connections: 1, Duration: time.Second, Timeout: time.Second})
+		if err == nil || !strings.Contains(err.Error(), name+" does not serve it") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("predis-404", func(t *testing.T) {
+		addr, err := sut.FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := target.Inst.Start(t.Context(), impl.StartOptions{Variant: target.Variant.Name, Env: map[string]string{env.Listen: addr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Stop()
+		for _, path := range []string{"/cache/predis", "/queue/predis", "/cache/mysql", "/nope"} {
+			resp, err := http.Get("http://" + addr + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound || strings.Count(string(body), "\n") != 1 || !strings.HasSuffix(string(body), "\n") {
+				t.Errorf("GET %s: %d %q; want 404 with a one-line body", path, resp.StatusCode, body)
+			}
+		}
+	})
 }
 
 // TestBadRoute: an unknown route is bad input before anything starts.

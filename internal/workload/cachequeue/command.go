@@ -47,6 +47,12 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	if target.Inst != nil {
+		// An impl serves the routes its manifest declares: the Predis routes are PHP's only.
+		if routes := target.Inst.Manifest.Workloads[Name].Routes; len(routes) > 0 && !slices.Contains(routes, o.Route) {
+			return nil, fail.BadInput("--route %q: %s does not serve it; its routes are %s", o.Route, target.Inst.Manifest.Name, strings.Join(routes, ", "))
+		}
+	}
 	params := map[string]any{"route": o.Route, "connections": int64(o.Connections), "timeout": o.Timeout, "load": "closed"}
 	if o.Threads > 0 {
 		params["threads"] = int64(o.Threads)
