@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # install-services.sh: install the servers iobench starts by itself (Debian/Ubuntu, apt):
-#   RabbitMQ, PostgreSQL (server + client), Redis (server + redis-cli), Memcached, and libzmq.
+#   RabbitMQ, PostgreSQL (server + client), Redis (server + redis-cli), Memcached, and libzmq;
+#   and what the bus consumers of scenarios/seed1-bus.yaml run on: PHP 8.2 with php-amqp and
+#   pdo_pgsql, Symfony Messenger 5.4 (its AMQP transport, the serializer), Doctrine DBAL 3, and
+#   python3-venv for the Python impls' virtualenvs (Node 20 and npm must already be there).
 #
 #   scripts/install-services.sh           install what is missing (as root), then exit 0
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
@@ -17,7 +20,9 @@
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
-PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev)
+PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev
+  php8.2-cli php8.2-amqp php8.2-pgsql php-symfony-messenger php-symfony-amqp-messenger
+  php-symfony-serializer php-doctrine-dbal python3-venv)
 readonly TEST_TOOLS=(chromium python3-venv python3-pip php8.2-cli php-amphp-amp)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
@@ -27,7 +32,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done
