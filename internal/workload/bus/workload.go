@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
@@ -17,7 +16,7 @@ import (
 const Name = "bus"
 
 func init() {
-	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: impl.Section{Queues: true}, Run: suiteRun, Text: WriteSummary,
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Text: WriteSummary,
 		Verified: func(rec *result.Record) bool { return rec.Bus != nil && rec.Bus.Verified },
 		Phases: func(rec *result.Record) []result.Phase {
 			if rec.Bus == nil {
@@ -71,7 +70,7 @@ func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Rec
 	}
 	sort.Strings(vars)
 	cfg := Config{N: 10000, Mode: t.Variant.Mode, Concurrency: DefaultConcurrency, Prefetch: DefaultPrefetch,
-		Command: e.Command, Progress: e.Progress, SUT: t.Inst.Command(), SUTEnv: vars}
+		Command: e.Command, Progress: e.Progress, SUT: t.Inst.Command(), SUTEnv: vars, Topology: TopologyOf(t.Inst.Manifest), Impl: t.Name()}
 	if err := paramsInto(&cfg, r.Params); err != nil {
 		return nil, err
 	}
