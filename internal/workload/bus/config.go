@@ -129,7 +129,10 @@ type Config struct {
 	// (IOBENCH_AMQP_URL or IOBENCH_NATS_URL, IOBENCH_DATABASE_URL), never the command line.
 	SUT []string
 	// Impl names the consumer in messages and the record; empty means one derived from SUT.
-	Impl string
+	// Variant and Expect are its variant and the seed flaws that variant reproduces, for the record.
+	Impl    string
+	Variant string
+	Expect  []string
 	// SUTEnv is added to the consumer's environment (tests use it).
 	SUTEnv []string
 	// Progress receives a live progress line, rewritten in place every second; nil for none.

@@ -60,6 +60,8 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 		SchemaVersion: result.SchemaVersion,
 		Workload:      "bus",
 		Impl:          r.impl(),
+		Variant:       c.Variant,
+		Expect:        c.Expect,
 		Mode:          c.Mode,
 		Target:        service.Redact(c.BrokerURL),
 		Parameters: map[string]any{
