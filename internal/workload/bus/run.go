@@ -233,6 +233,8 @@ func (r *run) fill(ctx context.Context, b backend.Broker) error {
 	pc.Queue, pc.Exchange, pc.RoutingKey = t.Queue, t.Exchange, t.RoutingKey
 	if t.Exchange == "" {
 		pc.RoutingKey = t.Queue
+	} else if t.RoutingKey == "" {
+		pc.Queue = "" // the backend routes by the queue's name when the key is empty; '' is the key
 	}
 	pub, err := b.Publisher(ctx, pc)
 	if err != nil {
