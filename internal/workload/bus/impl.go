@@ -43,8 +43,15 @@ func PickVariant(m *impl.Manifest, name, mode string) (impl.Variant, error) {
 
 // Prefer steers the automatic choice of services (no kind and no URL given) towards what an
 // impl with topology t speaks: RabbitMQ for one without NATS, PostgreSQL for one without SQLite.
-// When that service is neither installed nor given in the environment it says what to install.
+// When that service is neither installed nor given in the environment, or the user asked for
+// one the impl does not speak, it says what to install or change.
 func (t Topology) Prefer(name string, c *ServicesConfig) error {
+	if (c.Broker == "nats" || c.NATSURL != "") && !slices.Contains(t.Brokers, "nats") {
+		return fmt.Errorf("%w: %s speaks AMQP only, not NATS; use RabbitMQ (drop --broker nats and --nats-url; scripts/install-services.sh installs it)", ErrBadInput, name)
+	}
+	if (c.DB == "sqlite" || strings.HasPrefix(c.DatabaseURL, "sqlite")) && !slices.Contains(t.Databases, "sqlite") {
+		return fmt.Errorf("%w: %s needs PostgreSQL, not SQLite; drop --db sqlite (scripts/install-services.sh installs PostgreSQL) or pass --database-url postgres://...", ErrBadInput, name)
+	}
 	if c.Broker == "" && c.AMQPURL == "" && c.NATSURL == "" && !slices.Contains(t.Brokers, "nats") {
 		if os.Getenv(env.AMQPURL) == "" && service.Installed("rabbitmq") != nil {
 			return fmt.Errorf("%w: %s speaks AMQP only and RabbitMQ is not installed (only embedded NATS is at hand); install it with scripts/install-services.sh (apt-get install rabbitmq-server) or pass --amqp-url", ErrBadInput, name)
