@@ -171,4 +171,3 @@ func installOrSkip(t *testing.T, m *impl.Manifest, state string) *impl.Installat
 	}
 	return inst
 }
-
