@@ -46,7 +46,8 @@ Services: by default RabbitMQ and PostgreSQL when installed (started by iobench 
 127.0.0.1 and stopped afterwards), else an embedded NATS server (JetStream) and a SQLite file.
 --amqp-url, --nats-url and --database-url (or IOBENCH_AMQP_URL, IOBENCH_NATS_URL,
 IOBENCH_DATABASE_URL) use servers you run. A run owns what it touches: it deletes and recreates
-the queues iobench.bus.commands and iobench.bus.events, creates the table customers if missing
+the queues iobench.bus.commands and iobench.bus.events (with --impl, the queues and exchange its
+manifest declares), creates the table customers if missing
 (a customers table of another schema is refused) and EMPTIES it first.
 
 Profiles: seed (transient messages, no confirms, events at the tail of the command queue, as in
