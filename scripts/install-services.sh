@@ -23,7 +23,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev
   php8.2-cli php8.2-amqp php8.2-pgsql php-symfony-messenger php-symfony-amqp-messenger
   php-symfony-serializer php-doctrine-dbal python3-venv)
-readonly TEST_TOOLS=(chromium python3-venv python3-pip php8.2-cli php-amphp-amp)
+readonly TEST_TOOLS=(chromium python3-pip php-amphp-amp) # php8.2-cli and python3-venv: above
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
