@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # install-services.sh: install the servers iobench starts by itself (Debian/Ubuntu, apt):
 #   RabbitMQ, PostgreSQL (server + client), Redis (server + redis-cli), Memcached, libzmq,
-#   nginx and PHP-FPM, and what the PHP impls need: the PHP CLI, the redis, memcached and zmq
-#   extensions and Predis (seed 3's cachequeue app), and amphp/amp (seed 4's amp-loop).
+#   nginx and PHP-FPM, and what the impls run on: PHP 8.2 with the redis, memcached, zmq, amqp
+#   and pgsql extensions, Predis (seed 3), amphp/amp (seed 4), Symfony Messenger 5.4 with its AMQP
+#   transport and serializer and Doctrine DBAL 3 (seed 1), and python3-venv for the Python impls'
+#   virtualenvs (Node 20 and npm must already be there).
 #
 #   scripts/install-services.sh           install what is missing (as root), then exit 0
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
 #   --with-test-tools                     also what the test suite needs: chromium (the HTML
-#                                         report test), python3-venv and python3-pip (the Python
-#                                         impls)
+#                                         report test) and python3-pip
 #
 # It only installs: iobench starts private instances on free ports of 127.0.0.1 itself
 # ('iobench services up', or each run), so no daemon is started here. A policy-rc.d that
@@ -19,8 +20,10 @@ set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
 PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev libzmq5
-  nginx php8.2-fpm php8.2-cli php8.2-redis php8.2-memcached php8.2-zmq php-predis php-amphp-amp)
-readonly TEST_TOOLS=(chromium python3-venv python3-pip)
+  nginx php8.2-fpm php8.2-cli php8.2-redis php8.2-memcached php8.2-zmq php-predis php-amphp-amp
+  php8.2-amqp php8.2-pgsql php-symfony-messenger php-symfony-amqp-messenger php-symfony-serializer
+  php-doctrine-dbal python3-venv)
+readonly TEST_TOOLS=(chromium python3-pip)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
@@ -29,7 +32,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done

@@ -26,6 +26,7 @@ type busFlags struct {
 	fault, jsonPath, sutCmd, verbose string
 	stateDir                         string
 	quiet                            bool
+	impl                             busImplFlags
 }
 
 func newBusCmd() *cobra.Command {
@@ -45,7 +46,8 @@ Services: by default RabbitMQ and PostgreSQL when installed (started by iobench 
 127.0.0.1 and stopped afterwards), else an embedded NATS server (JetStream) and a SQLite file.
 --amqp-url, --nats-url and --database-url (or IOBENCH_AMQP_URL, IOBENCH_NATS_URL,
 IOBENCH_DATABASE_URL) use servers you run. A run owns what it touches: it deletes and recreates
-the queues iobench.bus.commands and iobench.bus.events, creates the table customers if missing
+the queues iobench.bus.commands and iobench.bus.events (with --impl, the queues and exchange its
+manifest declares), creates the table customers if missing
 (a customers table of another schema is refused) and EMPTIES it first.
 
 Profiles: seed (transient messages, no confirms, events at the tail of the command queue, as in
@@ -54,13 +56,16 @@ Faults: kill-sut@50% SIGKILLs the consumer when half the commands are handled an
 again; restart-broker@50% (durable profile, a broker started by iobench) restarts the broker.
 Either way no command may be lost or stored twice; duplicate events are counted.
 
---sut-cmd runs another consumer (through /bin/sh -c). It gets IOBENCH_AMQP_URL or
+--impl NAME runs a consumer impl from impls/ (see 'iobench impls'), its variant chosen by --variant
+or --mode, on the topology its manifest declares (exchange, queues, routing key). --sut-cmd runs
+any other consumer (through /bin/sh -c), on iobench's own topology. It gets IOBENCH_AMQP_URL or
 IOBENCH_NATS_URL, IOBENCH_DATABASE_URL, IOBENCH_CONCURRENCY, IOBENCH_PREFETCH, IOBENCH_MODE and
 IOBENCH_BUS_PROFILE, and must write on stdout "ready" once consuming, then for each message
 before acking it "c SEQ UNIX_NS R" (command committed) or "e SEQ UNIX_NS R" (event handled),
 R being 1 for a redelivered message, each line in one write.`,
 		Example: `  iobench bus                                  # async consumer, 100,000 commands, default services
   iobench bus --mode sync -n 20000
+  iobench bus --impl php-messenger --variant fixed -n 2000 --fault kill-sut@50%
   iobench bus --profile durable --fault kill-sut@50% --json results/bus.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBus(cmd, f) },
@@ -83,6 +88,7 @@ R being 1 for a redelivered message, each line in one write.`,
 	fs.StringVar(&f.sutCmd, "sut-cmd", "", "run this consumer instead of 'iobench serve bus' (see above)")
 	fs.StringVar(&f.verbose, "log", "warn", "log level on stderr: debug, info (services, consumer output), warn")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
+	f.impl.add(cmd)
 	return cmd
 }
 
@@ -108,6 +114,13 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	if f.sutCmd != "" {
 		cfg.SUT = []string{"/bin/sh", "-c", f.sutCmd}
 	}
+	sc := bus.ServicesConfig{
+		Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
+		Options: service.Options{StateDir: f.stateDir, Logger: log},
+	}
+	if err := f.impl.apply(cmd, &cfg, &sc, f.stateDir, log); err != nil {
+		return err
+	}
 	if err := cfg.Check(); err != nil {
 		return cli.RunError(err)
 	}
@@ -119,10 +132,7 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 		cfg.Progress = stderr
 		prog.Line("starting services...")
 	}
-	svc, err := bus.StartServices(ctx, bus.ServicesConfig{
-		Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
-		Options: service.Options{StateDir: f.stateDir, Logger: log},
-	})
+	svc, err := bus.StartServices(ctx, sc)
 	prog.Done()
 	if err != nil {
 		return cli.RunError(err)
@@ -148,8 +158,8 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 			}
 		}
 	}
-	if runErr != nil {
-		return cli.RunError(runErr)
+	if err := busOutcome(stderr, rec, runErr); err != nil {
+		return cli.RunError(err)
 	}
 	return nil
 }

@@ -20,9 +20,10 @@ type Finding struct {
 
 // Findings are the seed flaws a manifest may expect, by id.
 var Findings = map[string]Finding{
-	"content-length-mismatch": {Doc: "the Content-Length header disagrees with the body's length (seed 4's ReactPHP declares 12 and writes 13 bytes)", Verify: true, Errors: []string{"length"}},
-	"no-keepalive":            {Doc: "the server closes the connection after every response (seed 4's ReactPHP 0.6; also a variant that closes on purpose: Connection: close, a sync pre-fork server)", Verify: true},
-	"connection-limit":        {Doc: "connections beyond a per-client limit are refused (seed 4's Aerys: connectionsPerIP 30 against 100)", Verify: true, Errors: []string{"connect", "read", "write"}},
+	"content-length-mismatch":   {Doc: "the Content-Length header disagrees with the body's length (seed 4's ReactPHP declares 12 and writes 13 bytes)", Verify: true, Errors: []string{"length"}},
+	"no-keepalive":              {Doc: "the server closes the connection after every response (seed 4's ReactPHP 0.6; also a variant that closes on purpose: Connection: close, a sync pre-fork server)", Verify: true},
+	"redelivered-duplicate-key": {Doc: "a command redelivered after a crash fails on the primary key: the handler's plain INSERT meets the row it committed before the crash, and the consumer rejects the command (seed 1's symfony/messenger)", Errors: []string{"handler"}},
+	"connection-limit":          {Doc: "connections beyond a per-client limit are refused (seed 4's Aerys: connectionsPerIP 30 against 100)", Verify: true, Errors: []string{"connect", "read", "write"}},
 }
 
 // FindingIDs returns the ids of Findings, sorted.

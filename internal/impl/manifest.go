@@ -31,6 +31,8 @@ type Section struct {
 	Queues bool // the impl consumes and publishes queues: the queues required
 	// Variants checks the per-variant settings (workloads.NAME.variants); nil refuses them.
 	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
+	// Topology checks the broker topology (exchange, brokers, databases); nil refuses it.
+	Topology func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
 }
 
 var sections = map[string]Section{}
@@ -103,6 +105,22 @@ type Workload struct {
 	// Variants holds a workload's settings of each variant, by variant name (publish's queue and
 	// count); the workload's Section checks them.
 	Variants map[string]PublishSettings `yaml:"variants"`
+	// Exchange is the named exchange the impl's commands (and, as the seed had it, its events)
+	// go through, bound to the first queue; nil means the default exchange (routing key = queue
+	// name). The workload's Section checks it.
+	Exchange *Exchange `yaml:"exchange"`
+	// Brokers and Databases are the URL schemes the impl can talk to (amqp, nats; postgres,
+	// sqlite); the workload's Section gives the default.
+	Brokers   []string `yaml:"brokers"`
+	Databases []string `yaml:"databases"`
+}
+
+// Exchange is an AMQP exchange an impl publishes to: its name, its type (direct, fanout, topic)
+// and the routing key that binds the queue and that publishes carry.
+type Exchange struct {
+	Name       string `yaml:"name"`
+	Type       string `yaml:"type"`
+	RoutingKey string `yaml:"routing_key"`
 }
 
 // PublishSettings are one variant's publish settings: how iobench prepares the queue and counts

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -130,13 +131,26 @@ func startErr(ctx context.Context, err error) error {
 var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.SIGKILL, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM}
 
 // environ is the impl's environment: ours without IOBENCH_* (sut.Environ) nor a virtualenv or
-// Node path of our own, what the installation needs (virtualenv, NODE_PATH, unbuffered Python
-// output), the variant's (VariantEnv), and the run's env.
+// Node path of our own, then RuntimeEnv, then the run's env.
 func (inst *Installation) environ(v Variant, run map[string]string) []string {
 	vars := slices.DeleteFunc(sut.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		return k == "VIRTUAL_ENV" || k == "PYTHONHOME" || k == "NODE_PATH"
 	})
+	for _, kv := range inst.RuntimeEnv(v) {
+		vars = sut.SetEnv(vars, kv)
+	}
+	for k, val := range run {
+		vars = sut.SetEnv(vars, k+"="+val)
+	}
+	return vars
+}
+
+// RuntimeEnv returns, as KEY=VALUE, what the installation needs in the environment of variant
+// v (virtualenv and PATH, NODE_PATH, unbuffered Python output), then the variant's own
+// (VariantEnv), each overriding the one before; for runners that build the rest themselves.
+func (inst *Installation) RuntimeEnv(v Variant) []string {
+	var vars []string
 	set := func(k, v string) { vars = sut.SetEnv(vars, k+"="+v) }
 	if inst.Python != "" {
 		venv := filepath.Dir(filepath.Dir(inst.Python))
@@ -149,11 +163,14 @@ func (inst *Installation) environ(v Variant, run map[string]string) []string {
 	if inst.NodePath != "" {
 		set("NODE_PATH", inst.NodePath)
 	}
-	for k, val := range inst.VariantEnv(v) {
-		set(k, val)
+	variant := inst.VariantEnv(v)
+	keys := make([]string, 0, len(variant))
+	for k := range variant {
+		keys = append(keys, k)
 	}
-	for k, val := range run {
-		set(k, val)
+	sort.Strings(keys)
+	for _, k := range keys {
+		set(k, variant[k])
 	}
 	return vars
 }

@@ -121,6 +121,12 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	if sec.Variants != nil {
 		sec.Variants(m, f, w, add)
 	}
+	switch {
+	case sec.Topology != nil:
+		sec.Topology(m, f, w, add)
+	case w.Exchange != nil || w.Brokers != nil || w.Databases != nil:
+		add(f, "this workload takes no exchange, brokers or databases", "drop them")
+	}
 }
 
 func (m *Manifest) validateRequires(add addFunc) {
@@ -290,7 +296,8 @@ var manifestSchema = fields{
 		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
 	}},
 	"workloads": mapOf{fields{
-		"routes": leaf{}, "queues": leaf{},
+		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{},
+		"exchange": fields{"name": leaf{}, "type": leaf{}, "routing_key": leaf{}},
 		"variants": mapOf{fields{
 			"queue": leaf{}, "queue_durable": leaf{}, "persistent": leaf{}, "confirm": leaf{}, "concurrency": leaf{}, "count": leaf{},
 		}},

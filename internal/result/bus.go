@@ -25,6 +25,9 @@ type Bus struct {
 	// RedeliveredCommands and RedeliveredEvents count deliveries the broker flagged as redelivered.
 	RedeliveredCommands int64 `json:"redelivered_commands"`
 	RedeliveredEvents   int64 `json:"redelivered_events"`
+	// FailedCommands are command deliveries whose handler failed and that the consumer rejected
+	// (reported "f"): seed 1's messenger after a crash, a redelivered command on the primary key.
+	FailedCommands int64 `json:"failed_commands,omitempty"`
 	// BadMessages are messages the consumer could not decode (acked and dropped).
 	BadMessages int64 `json:"bad_messages,omitempty"`
 	// LeftInQueue are messages still ready in the queues after the consumer stopped (redelivered
@@ -39,6 +42,11 @@ type Bus struct {
 	FaultAt         Duration `json:"fault_at,omitzero"`
 	FaultRecovery   Duration `json:"fault_recovery,omitzero"`
 	Verified        bool     `json:"verified"`
+	// Topology is where commands and events went, e.g. "fanout exchange messages (key \"\") ->
+	// queue messages".
+	Topology string `json:"topology,omitempty"`
+	// MaxConnections is PostgreSQL's max_connections during the run (above the consumer's pool).
+	MaxConnections int64 `json:"max_connections,omitempty"`
 }
 
 // Phase is one phase of the bus workload with its peak-second and mean rates.

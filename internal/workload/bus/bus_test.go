@@ -93,6 +93,12 @@ func (w testLog) Write(p []byte) (int, error) {
 // consumer is left behind, whatever happened.
 func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	t.Helper()
+	return runBusMarked(t, st, c, os.Args[0]+"\x00"+consumerArg) // this test binary's consumers only
+}
+
+// runBusMarked is runBus for a consumer whose processes' command lines contain marker.
+func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Record, error) {
+	t.Helper()
 	c.BrokerURL, c.DatabaseURL, c.Broker, c.Database = st.brokerURL, st.dbURL, st.broker, st.db
 	if c.SUT == nil {
 		c.SUT = []string{os.Args[0], consumerArg}
@@ -109,7 +115,7 @@ func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	start := time.Now()
 	rec, err := Run(ctx, c)
 	t.Logf("run took %v: err=%v", time.Since(start).Round(time.Millisecond), err)
-	if left := consumersAlive(); len(left) > 0 {
+	if left := consumersAlive(marker); len(left) > 0 {
 		t.Errorf("consumer processes left running: %v", left)
 	}
 	if rec != nil && testing.Verbose() {
@@ -120,13 +126,14 @@ func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	return rec, err
 }
 
-// consumersAlive lists the test consumers still running (not zombies).
-func consumersAlive() []string {
+// consumersAlive lists the consumers still running (not zombies) whose command line contains
+// marker.
+func consumersAlive(marker string) []string {
 	var out []string
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), consumerArg) {
+		if err != nil || !strings.Contains(string(cmd), marker) {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil {

@@ -119,12 +119,20 @@ type Config struct {
 	Broker      Service
 	Database    Service
 	Fault       Fault
+	// Topology is where commands and events go, as the consumer's manifest declares it; zero
+	// means DefaultTopology, the built-in consumer's.
+	Topology Topology
 	// Timeout bounds the whole run (fill to verification); zero means 10 minutes.
 	Timeout time.Duration
 	// SUT is the consumer's command line; empty means this executable with "serve bus" and the
 	// mode, concurrency, prefetch and profile flags. URLs always go through the environment
 	// (IOBENCH_AMQP_URL or IOBENCH_NATS_URL, IOBENCH_DATABASE_URL), never the command line.
 	SUT []string
+	// Impl names the consumer in messages and the record; empty means one derived from SUT.
+	// Variant and Expect are its variant and the seed flaws that variant reproduces, for the record.
+	Impl    string
+	Variant string
+	Expect  []string
 	// SUTEnv is added to the consumer's environment (tests use it).
 	SUTEnv []string
 	// Progress receives a live progress line, rewritten in place every second; nil for none.
@@ -201,10 +209,18 @@ func (c *Config) validate() error {
 	if err := c.Check(); err != nil {
 		return err
 	}
-	if _, err := brokerKind(c.BrokerURL); err != nil {
+	bkind, err := brokerKind(c.BrokerURL)
+	if err != nil {
 		return err
 	}
-	if _, err := dbKind(c.DatabaseURL); err != nil {
+	dkind, err := dbKind(c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	if c.Topology.Queue == "" {
+		c.Topology = DefaultTopology
+	}
+	if err := c.Topology.check(c.implName(), bkind, dkind, c.Profile); err != nil {
 		return err
 	}
 	if c.Fault.Kind == FaultRestartBroker && c.Broker.Restart == nil {

@@ -5,8 +5,9 @@
 // # The run (Run)
 //
 // Run empties the customers table (creating it with the seed's schema if missing, refusing one of
-// another shape), deletes and redeclares the queues, and fills N commands from one publisher, one
-// after another, as the seed did. Only then does it start the consumer, a child process (`iobench
+// another shape), checks that PostgreSQL's max_connections leaves room for the consumer's pool
+// (and records it), deletes and redeclares the queues and the consumer's exchange, and fills N
+// commands from one publisher, one after another, as the seed did. Only then does it start the consumer, a child process (`iobench
 // serve bus`, or any command that speaks the report stream below), and observe every second until
 // every command and event has been seen and the queues are drained. It then verifies: one row per
 // command, no duplicate ids, every event handled. Errors wrap ErrBadInput (fix the input; nothing
@@ -22,14 +23,19 @@
 //
 // # Topology and profiles
 //
-// Commands go to the durable queue iobench.bus.commands through the default exchange (routing key
-// = queue name). The seed declared a direct exchange "demo" bound to "demo.messages" (service-bus)
-// or a fanout "messages" (messenger); with one queue bound, both route exactly like the default
-// exchange, and the Broker interface has no exchange declaration, so the named exchange is left
-// out. The seed profile keeps everything else: transient messages, no publisher confirms, events
-// published by the consumer to the tail of the same queue, so the event phase follows the command
-// phase. The durable profile uses persistent messages, publisher confirms and a separate durable
-// event queue iobench.bus.events, consumed at the same time as the commands.
+// Each consumer declares its topology in its manifest (TopologyOf): the command queue, a named
+// exchange with its type and routing key (or none: the default exchange), the durable profile's
+// event queue, and the brokers and databases it speaks. The run deletes and redeclares the
+// queues, deletes and redeclares a named exchange durable (bindExchange, over AMQP of its own: the
+// Broker interface has no exchanges) and binds the command queue to it, and fills through it:
+// messenger's fanout "messages", service-bus's direct "demo" with key "demo". The built-in
+// consumer uses the default exchange and iobench.bus.commands, and --sut-cmd gets the same. The
+// seed profile keeps what the seed did: transient messages, no publisher confirms, events
+// published by the consumer the commands' way, to the tail of the same queue, so the event phase
+// follows the command phase. The durable profile uses persistent messages, publisher confirms and
+// a separate durable event queue (iobench.bus.events, or the manifest's second queue, reached
+// through the default exchange), consumed at the same time as the commands. A consumer that
+// speaks AMQP only is refused a NATS broker with what to install.
 //
 // Bodies are JSON: {"type":"command","id":UUID,"name":"name_N","email":"name@qwerty.root","seq":N,
 // "sent_ns":T} and {"type":"event","id":UUID,"seq":N,"sent_ns":T}; "type" tells them apart on a
@@ -57,7 +63,12 @@
 //	ready                 once consuming
 //	c SEQ UNIX_NS R       command SEQ committed (R = 1 when the broker flagged a redelivery)
 //	e SEQ UNIX_NS R       event SEQ handled
+//	f SEQ UNIX_NS R       command SEQ's handler failed; the consumer rejects it (written before)
 //	x                     a message that was neither, acked and dropped
+//
+// A failed command is error class "handler": seed 1's messenger, whose plain INSERT meets the
+// row a redelivered command committed before a crash (finding redelivered-duplicate-key). A run
+// whose only failures are findings its variant expects is "seed flaw reproduced" (FlawReproduced).
 //
 // Lines are tiny and need no database, broker or library, so a PHP, Python or Node consumer can
 // speak it too; pipe writes this short are atomic, so handlers share stdout without a lock.

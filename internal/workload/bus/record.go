@@ -12,6 +12,10 @@ import (
 	"github.com/iobench/iobench/internal/service"
 )
 
+// ErrClassHandler is the error class of the commands whose handler failed (reported "f"), as the
+// record counts them; impl.Findings' redelivered-duplicate-key explains it.
+const ErrClassHandler = "handler"
+
 // Phase names, in the seed's order.
 const (
 	PhaseFill     = "fill"
@@ -51,10 +55,13 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 	r.bus.Phases = phases
 	r.bus.Fault = c.Fault.String()
 	r.bus.ConsumerStarts = len(r.suts)
+	r.bus.Topology = c.Topology.String()
 	rec := &result.Record{
 		SchemaVersion: result.SchemaVersion,
 		Workload:      "bus",
 		Impl:          r.impl(),
+		Variant:       c.Variant,
+		Expect:        c.Expect,
 		Mode:          c.Mode,
 		Target:        service.Redact(c.BrokerURL),
 		Parameters: map[string]any{
@@ -88,8 +95,12 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 }
 
 // impl names the consumer for the record: go-bus for the built-in one, else its program's name.
-func (r *run) impl() string {
-	switch sut := r.cfg.SUT; {
+func (r *run) impl() string { return r.cfg.implName() }
+
+func (c *Config) implName() string {
+	switch sut := c.SUT; {
+	case c.Impl != "":
+		return c.Impl
 	case len(sut) == 0:
 		return "go-bus"
 	case len(sut) == 3 && sut[1] == "-c" && len(strings.Fields(sut[2])) > 0:
@@ -132,8 +143,9 @@ func (r *run) account(rec *result.Record, rows, distinct, left int64) {
 	b.RedeliveredCommands = snap.cmdRedelivered
 	b.RedeliveredEvents = snap.evRedelivered
 	b.BadMessages = snap.bad
+	b.FailedCommands = snap.failed
 	b.LeftInQueue = left
-	b.Verified = rows == n && distinct == n && lostEv == 0 && snap.bad == 0
+	b.Verified = rows == n && distinct == n && lostEv == 0 && snap.bad == 0 && snap.failed == 0
 	rec.Counts = result.Counts{
 		Attempted:   n,
 		Succeeded:   min(distinct, n),
@@ -141,6 +153,9 @@ func (r *run) account(rec *result.Record, rows, distinct, left int64) {
 		Lost:        b.LostCommands + b.LostEvents,
 		Duplicated:  b.DuplicateRows + b.DuplicateEvents,
 		Redelivered: b.RedeliveredCommands + b.RedeliveredEvents,
+	}
+	if snap.failed > 0 {
+		rec.Counts.Errors = map[string]int64{ErrClassHandler: snap.failed}
 	}
 	if snap.unknown > 0 {
 		r.warnings = append(r.warnings, fmt.Sprintf("the consumer reported %d messages that this run did not send", snap.unknown))

@@ -14,6 +14,7 @@ const (
 	ReportCommand = 'c' // "c SEQ UNIX_NS R": command SEQ committed, about to be acked
 	ReportEvent   = 'e' // "e SEQ UNIX_NS R": event SEQ handled, about to be acked
 	ReportBad     = 'x' // "x": a message that was neither a command nor an event, acked and dropped
+	ReportFailed  = 'f' // "f SEQ UNIX_NS R": command SEQ's handler failed; the consumer rejects it
 )
 
 // Report is one line of the consumer's report stream (see the package documentation): what was
@@ -56,7 +57,7 @@ func ParseReport(line []byte) (Report, error) {
 		return Report{Kind: ReportReady}, nil
 	case string(line) == "x":
 		return Report{Kind: ReportBad}, nil
-	case len(line) < 2 || (line[0] != ReportCommand && line[0] != ReportEvent) || line[1] != ' ':
+	case len(line) < 2 || (line[0] != ReportCommand && line[0] != ReportEvent && line[0] != ReportFailed) || line[1] != ' ':
 		return Report{}, fmt.Errorf("%w: %.40q", errReport, line)
 	}
 	r := Report{Kind: line[0]}

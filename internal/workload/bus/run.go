@@ -81,12 +81,9 @@ func Run(ctx context.Context, cfg Config) (*result.Record, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, queues: []string{CommandsQueue}}
+	r := &run{cfg: cfg, queues: cfg.Topology.queues(cfg.Profile)}
 	r.bkind, _ = brokerKind(cfg.BrokerURL)
 	r.dkind, _ = dbKind(cfg.DatabaseURL)
-	if cfg.Profile == ProfileDurable {
-		r.queues = append(r.queues, EventsQueue)
-	}
 	var err error
 	if r.argv, err = sutArgv(&cfg); err != nil {
 		return nil, err
@@ -106,6 +103,11 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	if err := prepareTable(sctx, db, r.dkind); err != nil {
 		return nil, err
 	}
+	if r.dkind == "postgres" {
+		if r.bus.MaxConnections, err = checkMaxConnections(sctx, db, r.cfg.Concurrency); err != nil {
+			return nil, err
+		}
+	}
 	b, err := openBroker(sctx, r.cfg.BrokerURL)
 	if err != nil {
 		return nil, err
@@ -117,6 +119,11 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 			return nil, err
 		}
 		if err := declare(sctx, b, q); err != nil {
+			return nil, err
+		}
+	}
+	if r.bkind == "amqp" {
+		if err := bindExchange(sctx, r.cfg.BrokerURL, r.cfg.Topology); err != nil {
 			return nil, err
 		}
 	}
@@ -221,7 +228,15 @@ func declare(ctx context.Context, b backend.Broker, q string) error {
 func (r *run) fill(ctx context.Context, b backend.Broker) error {
 	ctx, cancel := context.WithDeadline(ctx, r.deadline)
 	defer cancel()
-	pub, err := b.Publisher(ctx, commandPublisher(r.cfg.Profile))
+	pc := commandPublisher(r.cfg.Profile)
+	t := r.cfg.Topology
+	pc.Queue, pc.Exchange, pc.RoutingKey = t.Queue, t.Exchange, t.RoutingKey
+	if t.Exchange == "" {
+		pc.RoutingKey = t.Queue
+	} else if t.RoutingKey == "" {
+		pc.Queue = "" // the backend routes by the queue's name when the key is empty; '' is the key
+	}
+	pub, err := b.Publisher(ctx, pc)
 	if err != nil {
 		return err
 	}
@@ -244,7 +259,7 @@ func (r *run) fill(ctx context.Context, b backend.Broker) error {
 	// counts them all, backing off from 200 µs to drainPoll.
 	wait := minFillPoll
 	for {
-		d, err := b.Depth(ctx, CommandsQueue)
+		d, err := b.Depth(ctx, t.Queue)
 		if err != nil {
 			return r.fillErr(ctx, "reading the queue depth after the fill", err)
 		}
@@ -407,6 +422,9 @@ func (r *run) verdict(out outcome) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%d commands lost, %d duplicate rows, %d events never seen (of %d)", b.LostCommands, b.DuplicateRows, b.LostEvents, b.Commands)
+	if b.FailedCommands > 0 {
+		msg += fmt.Sprintf(", %d command deliveries failed in the consumer's handler and were rejected (%d redelivered by the broker)", b.FailedCommands, b.RedeliveredCommands)
+	}
 	if b.BadMessages > 0 {
 		msg += fmt.Sprintf(", %d messages the consumer could not decode", b.BadMessages)
 	}

@@ -85,3 +85,21 @@ func countRows(ctx context.Context, db backend.SQL) (rows, distinct int64, err e
 	}
 	return rows, distinct, nil
 }
+
+// poolHeadroom is what a run leaves beside the consumer's pool: iobench's own connections (the
+// table checks and counts) and a margin for sessions of a killed consumer still closing.
+const poolHeadroom = 5
+
+// checkMaxConnections reads PostgreSQL's max_connections and refuses a run whose consumer pool
+// (concurrency connections) would not fit beside iobench's own.
+func checkMaxConnections(ctx context.Context, db backend.SQL, pool int) (int64, error) {
+	max, err := db.QueryInt(ctx, "SELECT current_setting('max_connections')::int")
+	if err != nil {
+		return 0, fmt.Errorf("postgres: cannot read max_connections: %w", err)
+	}
+	if int64(pool+poolHeadroom) > max {
+		return max, fmt.Errorf("%w: postgres: max_connections is %d, too few for the consumer's pool of %d and iobench's %d; raise max_connections or lower --concurrency",
+			ErrBadInput, max, pool, poolHeadroom)
+	}
+	return max, nil
+}

@@ -20,12 +20,23 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	}
 	p := rec.Parameters
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "bus: %d commands, %s consumer (%s", b.Commands, rec.Mode, rec.Impl)
+	name := rec.Impl
+	if rec.Variant != "" && rec.Variant != rec.Mode {
+		name += ":" + rec.Variant
+	}
+	fmt.Fprintf(&sb, "bus: %d commands, %s consumer (%s", b.Commands, rec.Mode, name)
 	if rec.Mode == ModeAsync {
 		fmt.Fprintf(&sb, ", concurrency %v, prefetch %v", p["concurrency"], p["prefetch"])
 	}
 	fmt.Fprintf(&sb, "), profile %s, %s", b.Profile, describe(rec, b.Broker, "broker_kind"))
 	fmt.Fprintf(&sb, " + %s\n", describe(rec, b.DB, "db_kind"))
+	if b.Topology != "" {
+		fmt.Fprintf(&sb, "topology: %s", b.Topology)
+		if b.MaxConnections > 0 {
+			fmt.Fprintf(&sb, "; postgres max_connections %d", b.MaxConnections)
+		}
+		sb.WriteString("\n")
+	}
 	if b.Fault != "" {
 		fmt.Fprintf(&sb, "fault: %s struck after %d commands at %v; recovered in %v\n",
 			b.Fault, b.FaultAtCommands, b.FaultAt.Std().Round(time.Millisecond), b.FaultRecovery.Std().Round(time.Millisecond))
@@ -53,6 +64,9 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 		b.Rows, b.DuplicateRows, b.LostCommands, b.EventsSeen, b.Commands, b.DuplicateEvents, b.LostEvents)
 	fmt.Fprintf(&sb, "            %d commands reported handled (%d twice); redelivered: %d commands, %d events; %d consumer start(s)\n",
 		b.CommandsHandled, b.DuplicateCommands, b.RedeliveredCommands, b.RedeliveredEvents, b.ConsumerStarts)
+	if b.FailedCommands > 0 {
+		fmt.Fprintf(&sb, "            %d command deliveries failed in the consumer's handler and were rejected\n", b.FailedCommands)
+	}
 	if b.LeftInQueue > 0 {
 		fmt.Fprintf(&sb, "            %d messages were still queued when the consumer stopped\n", b.LeftInQueue)
 	}

@@ -49,7 +49,10 @@ func sutEnv(c *Config, brokerKind string) []string {
 		env.Mode+"="+c.Mode,
 		env.BusProfile+"="+c.Profile,
 	)
-	return append(vars, c.SUTEnv...)
+	for _, kv := range c.SUTEnv {
+		vars = sut.SetEnv(vars, kv)
+	}
+	return vars
 }
 
 // sutArgv returns the consumer's command line: c.SUT, or this executable's "serve bus".

@@ -37,6 +37,7 @@ type counts struct {
 	cmdRedelivered        int64 // command deliveries flagged as redelivered by the broker
 	evRedelivered         int64
 	bad                   int64 // messages the consumer could not decode
+	failed                int64 // commands whose handler failed ("f"), redeliveries included
 	unknown               int64 // reports with a seq outside 0..N-1
 	firstCmd, lastCmd     int64 // Unix ns
 	firstEv, lastEv       int64
@@ -80,6 +81,10 @@ func (t *tally) add(r Report) {
 		return
 	}
 	c := &t.c
+	if r.Kind == ReportFailed {
+		c.failed++
+		return
+	}
 	if r.Kind == ReportCommand {
 		c.cmdTotal++
 		if r.Redelivered {

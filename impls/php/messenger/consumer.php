@@ -1,0 +1,126 @@
+<?php
+// Seed 1's symfony/messenger consumer, on Symfony Messenger 5.4 used standalone (Debian's
+// packages, no framework): a MessageBus with Send and Handle middleware, the AMQP transport
+// (php-amqp), a Worker polling with basic.get, and Doctrine DBAL 3 on pdo_pgsql. One process,
+// one message at a time. It speaks iobench's bus report stream on stdout (docs/IMPLS.md).
+//
+// Environment: IOBENCH_AMQP_URL, IOBENCH_DATABASE_URL (postgres://), IOBENCH_VARIANT (seed: the
+// seed's plain INSERT; fixed: ignore an id already stored), IOBENCH_BUS_PROFILE (seed: transient
+// messages, events to the seed's fanout exchange "messages", the tail of queue "messages";
+// durable: persistent messages, events confirmed to queue messages.events).
+
+declare(strict_types=1);
+
+require __DIR__ . '/../lib/autoload.php';
+iobench_autoload('App\\', __DIR__ . '/src');
+iobench_require_debian(['Psr/Container', 'Symfony/Component/Messenger', 'Symfony/Component/Serializer', 'Doctrine/DBAL']);
+
+use App\BodySerializer;
+use App\CustomerStored;
+use App\CustomerStoredHandler;
+use App\ReportMiddleware;
+use App\Services;
+use App\StoreCustomer;
+use App\StoreCustomerHandler;
+use Doctrine\DBAL\DriverManager;
+use Symfony\Component\Messenger\Bridge\Amqp\Transport\AmqpTransport;
+use Symfony\Component\Messenger\Bridge\Amqp\Transport\Connection as AmqpConnection;
+use Symfony\Component\Messenger\Handler\HandlersLocator;
+use Symfony\Component\Messenger\MessageBus;
+use Symfony\Component\Messenger\Middleware\HandleMessageMiddleware;
+use Symfony\Component\Messenger\Middleware\SendMessageMiddleware;
+use Symfony\Component\Messenger\Transport\Sender\SendersLocator;
+use Symfony\Component\Messenger\Worker;
+use Symfony\Component\Serializer\Encoder\JsonEncoder;
+use Symfony\Component\Serializer\Normalizer\PropertyNormalizer;
+use Symfony\Component\Serializer\Serializer;
+
+const QUEUE = 'messages';
+const EVENT_QUEUE = 'messages.events';
+
+$variant = getenv('IOBENCH_VARIANT') ?: 'seed';
+$durable = getenv('IOBENCH_BUS_PROFILE') === 'durable';
+if (!in_array($variant, ['seed', 'fixed'], true)) {
+    fwrite(STDERR, "unknown variant '$variant'; use seed or fixed\n");
+    exit(2);
+}
+
+/** Messenger's AMQP options for the broker at $url (vhost "/" for an empty path). */
+function amqpOptions(string $url): array
+{
+    $u = parse_url($url);
+    $path = ltrim($u['path'] ?? '', '/');
+
+    return [
+        'host' => $u['host'] ?? 'localhost',
+        'port' => $u['port'] ?? 5672,
+        'vhost' => $path === '' ? '/' : urldecode($path),
+        'login' => urldecode($u['user'] ?? 'guest'),
+        'password' => urldecode($u['pass'] ?? 'guest'),
+    ];
+}
+
+$broker = amqpOptions(getenv('IOBENCH_AMQP_URL') ?: 'amqp://guest:guest@localhost:5672/');
+$serializer = new BodySerializer(new Serializer([new PropertyNormalizer()], [new JsonEncoder()]));
+// The seed's transport: fanout exchange "messages", durable queue "messages" bound with key ''.
+$commands = new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
+    'exchange' => ['name' => QUEUE, 'type' => 'fanout'],
+    'queues' => [QUEUE => ['binding_keys' => ['']]],
+]), $serializer);
+$transports = ['amqp' => $commands];
+$eventsTo = 'amqp';
+if ($durable) {
+    // Events to their own durable queue through the default exchange, each publish confirmed.
+    $transports['events'] = new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
+        'exchange' => ['name' => '', 'default_publish_routing_key' => EVENT_QUEUE],
+        'queues' => [EVENT_QUEUE => []],
+        'auto_setup' => false,
+        'confirm_timeout' => 10,
+    ]), $serializer);
+    $eventsTo = 'events';
+}
+
+$db = parse_url(getenv('IOBENCH_DATABASE_URL') ?: '');
+if (!in_array($db['scheme'] ?? '', ['postgres', 'postgresql'], true)) {
+    fwrite(STDERR, "IOBENCH_DATABASE_URL must be a postgres:// URL\n");
+    exit(2);
+}
+$connection = DriverManager::getConnection([
+    'driver' => 'pdo_pgsql',
+    'host' => $db['host'] ?? 'localhost',
+    'port' => $db['port'] ?? 5432,
+    'dbname' => ltrim($db['path'] ?? '', '/'),
+    'user' => urldecode($db['user'] ?? ''),
+    'password' => urldecode($db['pass'] ?? ''),
+    'serverVersion' => '9.6', // as the seed's doctrine.yaml
+]);
+
+// The handler dispatches through the bus it is part of: the middleware list is filled after.
+$middleware = new ArrayObject();
+$bus = new MessageBus($middleware);
+$middleware->exchangeArray([
+    new SendMessageMiddleware(new SendersLocator(
+        [StoreCustomer::class => ['amqp'], CustomerStored::class => [$eventsTo]],
+        new Services($transports),
+    )),
+    new ReportMiddleware(),
+    new HandleMessageMiddleware(new HandlersLocator([
+        StoreCustomer::class => [new StoreCustomerHandler($bus, $connection, $variant === 'fixed', $durable ? 2 : 1)],
+        CustomerStored::class => [new CustomerStoredHandler()],
+    ])),
+]);
+
+$receivers = ['amqp' => $commands];
+if ($durable) {
+    $receivers['events'] = $transports['events'];
+}
+$worker = new Worker($receivers, $bus);
+pcntl_async_signals(true);
+pcntl_signal(SIGTERM, static fn () => $worker->stop());
+pcntl_signal(SIGINT, static fn () => $worker->stop());
+
+// Connect both before saying ready, so that the first message is not also the first connect.
+$connection->connect();
+$commands->getMessageCount();
+fwrite(STDOUT, "ready\n");
+$worker->run(); // basic.get per message; 1 s of sleep when every queue is empty (5.4's default)

@@ -1,0 +1,173 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/result"
+	// The other workloads, so that every manifest of impls/ loads.
+	_ "github.com/iobench/iobench/internal/workload/hello"
+	_ "github.com/iobench/iobench/internal/workload/publish"
+)
+
+// implsRoot is impls/ seen from this package's folder.
+var implsRoot = filepath.Join("..", "..", "..", "impls")
+
+// TestBusImpls runs every consumer impl of impls/ but the built-in go-bus (run above as the test
+// binary) on the real RabbitMQ and PostgreSQL, on the topology its manifest declares: each
+// variant consumes a few hundred commands in the seed profile, every command and event
+// accounted for exactly; then each fault-tolerant variant (one that expects no seed flaw) is
+// killed half-way in the durable profile and must lose nothing; a variant that expects
+// redelivered-duplicate-key is killed half-way in the seed profile, and either no redelivered
+// command met its row (verified) or every failure is that flaw. An impl is skipped only when the
+// machine lacks one of its prerequisites, and the skip says which.
+func TestBusImpls(t *testing.T) {
+	entries, err := impl.List(implsRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := privateDB(t, realStack(t))
+	state := t.TempDir() // one state directory: each impl is installed once
+	langs := map[string]bool{}
+	for _, e := range entries {
+		if e.Err != nil {
+			t.Errorf("%s: %v", e.Dir, e.Err)
+			continue
+		}
+		m := e.Manifest
+		if _, ok := m.Workloads[Name]; !ok || m.Language == "go" {
+			continue
+		}
+		langs[m.Language] = true
+		t.Run(m.Name, func(t *testing.T) {
+			inst := installOrSkip(t, m, state)
+			for _, v := range m.Variants {
+				t.Run(v.Name, func(t *testing.T) {
+					n := 300
+					if v.Mode == ModeAsync {
+						n = 1000
+					}
+					rec, err := runImpl(t, st, inst, implConfig(inst, v, n, ProfileSeed, Fault{}))
+					checkExact(t, rec, err, n)
+					if rec.Impl != m.Name || rec.Variant != v.Name || !strings.Contains(rec.Bus.Topology, TopologyOf(m).Queue) {
+						t.Fatalf("record names %s:%s on %q", rec.Impl, rec.Variant, rec.Bus.Topology)
+					}
+					killRun(t, st, inst, v, 2*n)
+				})
+			}
+		})
+	}
+	for _, l := range []string{"node", "php", "python"} {
+		if !langs[l] {
+			t.Errorf("no %s consumer impl of the bus in impls/", l)
+		}
+	}
+}
+
+// runImpl is runBus for an impl: no process of its folder may be left running.
+func runImpl(t *testing.T, st stack, inst *impl.Installation, c Config) (*result.Record, error) {
+	t.Helper()
+	return runBusMarked(t, st, c, inst.Manifest.Dir)
+}
+
+// privateDB gives st a database of its own on the same PostgreSQL, dropped at the end: the
+// test services are shared, and a bus run empties the customers table of its database.
+func privateDB(t *testing.T, st stack) stack {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := openSQL(ctx, st.dbURL, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("bus_impls_%d", os.Getpid())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		t.Fatalf("a private database for the test: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+		admin.Close()
+	})
+	u, err := url.Parse(st.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	st.dbURL = u.String()
+	return st
+}
+
+func implConfig(inst *impl.Installation, v impl.Variant, n int, profile string, f Fault) Config {
+	c := Config{N: n, Profile: profile, Fault: f, Concurrency: DefaultConcurrency, Prefetch: DefaultPrefetch}
+	UseImpl(&c, inst, v)
+	return c
+}
+
+// killRun kills the consumer at half of n commands: a fault-tolerant variant in the durable
+// profile must lose nothing; a variant expecting redelivered-duplicate-key, in the seed profile,
+// is verified or shows that flaw only.
+func killRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant, n int) {
+	t.Helper()
+	kill := Fault{Kind: FaultKillSUT, At: 0.5}
+	if !v.Expects("redelivered-duplicate-key") {
+		rec, err := runImpl(t, st, inst, implConfig(inst, v, n, ProfileDurable, kill))
+		checkExact(t, rec, err, n)
+		if b := rec.Bus; b.ConsumerStarts != 2 || b.FaultAtCommands < int64(n/2) {
+			t.Fatalf("fault: %+v", *b)
+		}
+		t.Logf("kill-sut durable: %d commands handled (%d twice), %d redelivered; %d events seen, %d duplicates",
+			rec.Bus.CommandsHandled, rec.Bus.DuplicateCommands, rec.Bus.RedeliveredCommands, rec.Bus.EventsSeen, rec.Bus.DuplicateEvents)
+		return
+	}
+	rec, err := runImpl(t, st, inst, implConfig(inst, v, n, ProfileSeed, kill))
+	if rec == nil {
+		t.Fatalf("kill-sut seed: %v", err)
+	}
+	b := rec.Bus
+	switch {
+	case err == nil && b.Verified:
+		t.Logf("kill-sut seed: no redelivered command met its row this time (%d redelivered)", b.RedeliveredCommands)
+	case errors.Is(err, ErrVerify) && FlawReproduced(rec) && rec.Counts.Errors[ErrClassHandler] == b.FailedCommands:
+		t.Logf("kill-sut seed: seed flaw reproduced: %v", err)
+	default:
+		t.Fatalf("kill-sut seed: err=%v bus=%+v", err, *b)
+	}
+}
+
+// installOrSkip installs m and checks its prerequisites; it skips the test, saying what to
+// install, when one is missing from the machine.
+func installOrSkip(t *testing.T, m *impl.Manifest, state string) *impl.Installation {
+	t.Helper()
+	if m.Language == "node" {
+		for _, cmd := range []string{"node", "npm"} {
+			if _, err := exec.LookPath(cmd); err != nil {
+				t.Skipf("%s not on PATH: iobench never installs Node; install Node.js 18 or later with npm to run %s", cmd, m.Name)
+			}
+		}
+	}
+	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.Check(t.Context()); err != nil {
+		if errors.Is(err, impl.ErrMissing) {
+			t.Skipf("%v; scripts/install-services.sh installs them", err)
+		}
+		t.Fatal(err)
+	}
+	return inst
+}
