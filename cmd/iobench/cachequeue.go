@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
@@ -17,10 +19,8 @@ import (
 func init() { subcommands = append(subcommands, newCachequeueCmd) }
 
 type cachequeueFlags struct {
-	opts               cachequeue.Options
-	implName, jsonPath string
-	implsDir, stateDir string
-	quiet              bool
+	opts cachequeue.Options
+	implRun
 }
 
 func newCachequeueCmd() *cobra.Command {
@@ -44,7 +44,7 @@ socket on the ZeroMQ endpoint after the load and drains what the app's sockets q
 	}
 	fs := cmd.Flags()
 	o := &f.opts
-	fs.StringVar(&f.implName, "impl", "", "the impl from impls/ (NAME or NAME:VARIANT; see 'iobench impls')")
+	f.implRun.add(fs, "php-cachequeue")
 	fs.StringVar(&o.Route, "route", o.Route, "the route to load, e.g. /cache/redis or /queue/zmq")
 	fs.IntVarP(&o.Connections, "connections", "c", 20, "connections kept open (the seed's wrk -c20)")
 	fs.IntVarP(&o.Threads, "threads", "t", 0, "generator threads (default min(2, connections))")
@@ -52,32 +52,15 @@ socket on the ZeroMQ endpoint after the load and drains what the app's sockets q
 	fs.Float64VarP(&o.Rate, "rate", "R", 0, "open loop: total requests per second")
 	cli.DurationVarP(fs, &o.Warmup, "warmup", "", time.Second, "load sent before measuring (counted in the store too)")
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
-	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
-	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 	return cmd
 }
 
 func runCachequeue(cmd *cobra.Command, f *cachequeueFlags) error {
-	if f.implName == "" {
-		return cli.BadInput("--impl is required, e.g. --impl php-cachequeue; see 'iobench impls'")
-	}
-	if err := f.opts.Check(); err != nil {
-		return cli.RunError(err)
-	}
-	if err := result.CheckWritable(f.jsonPath); err != nil {
-		return cli.BadInput("--json: %v", err)
-	}
-	target, err := implTarget(cmd, f.implsDir, f.stateDir, f.implName, cachequeue.Name)
-	if err != nil {
-		return err
-	}
-	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet || f.jsonPath == "-")
-	f.opts.OnSecond, f.opts.Command = prog.Second, os.Args
-	rec, runErr := cachequeue.RunOne(cmd.Context(), target, f.opts)
-	prog.Done()
-	return emit(cmd, rec, runErr, f.jsonPath, cachequeue.Text, "interrupted; the partial result is above")
+	return f.run(cmd, cachequeue.Name, f.opts.Check,
+		func(ctx context.Context, t workload.Target, onSecond func(engine.Snapshot)) (*result.Record, error) {
+			f.opts.OnSecond, f.opts.Command = onSecond, os.Args
+			return cachequeue.RunOne(ctx, t, f.opts)
+		}, cachequeue.Text)
 }
 
 // implTarget installs and checks the impl NAME[:VARIANT] for a one-run command of workload w.

@@ -1,23 +1,24 @@
 package main
 
 import (
+	"context"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/fanout"
 )
 
 func init() { subcommands = append(subcommands, newFanoutCmd) }
 
 type fanoutFlags struct {
-	opts               fanout.Options
-	implName, jsonPath string
-	implsDir, stateDir string
-	quiet              bool
+	opts fanout.Options
+	implRun
 }
 
 func newFanoutCmd() *cobra.Command {
@@ -44,7 +45,7 @@ and the tail of the latency are reported apart.`,
 	}
 	fs := cmd.Flags()
 	o := &f.opts
-	fs.StringVar(&f.implName, "impl", "", "the impl from impls/ (NAME or NAME:VARIANT; see 'iobench impls')")
+	f.implRun.add(fs, "go-fanout")
 	fs.StringVar(&o.Route, "route", o.Route, "/sync, /async or /async-overlap")
 	fs.IntVarP(&o.Connections, "connections", "c", 10, "connections, each waiting for its response (ab's -c)")
 	fs.Int64VarP(&o.Requests, "requests", "n", 300, "requests in all after the warm-up (ab's -n)")
@@ -55,10 +56,6 @@ and the tail of the latency are reported apart.`,
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
 	cli.DurationVarP(fs, &o.Delay, "delay", "", fanout.DefaultDelay, "the upstream's delay before it answers")
 	cli.DurationVarP(fs, &o.Work, "work", "", fanout.DefaultWork, "the impl's work per request")
-	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
-	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 	return cmd
 }
 
@@ -67,22 +64,9 @@ func runFanout(cmd *cobra.Command, f *fanoutFlags) error {
 	if fs.Changed("duration") && !fs.Changed("requests") {
 		f.opts.Requests = 0
 	}
-	if f.implName == "" {
-		return cli.BadInput("--impl is required, e.g. --impl go-fanout; see 'iobench impls'")
-	}
-	if err := f.opts.Check(); err != nil {
-		return cli.RunError(err)
-	}
-	if err := result.CheckWritable(f.jsonPath); err != nil {
-		return cli.BadInput("--json: %v", err)
-	}
-	target, err := implTarget(cmd, f.implsDir, f.stateDir, f.implName, fanout.Name)
-	if err != nil {
-		return err
-	}
-	prog := cli.NewProgress(cmd.ErrOrStderr(), f.quiet || f.jsonPath == "-")
-	f.opts.OnSecond, f.opts.Command = prog.Second, os.Args
-	rec, runErr := fanout.RunOne(cmd.Context(), target, f.opts)
-	prog.Done()
-	return emit(cmd, rec, runErr, f.jsonPath, fanout.Text, "interrupted; the partial result is above")
+	return f.run(cmd, fanout.Name, f.opts.Check,
+		func(ctx context.Context, t workload.Target, onSecond func(engine.Snapshot)) (*result.Record, error) {
+			f.opts.OnSecond, f.opts.Command = onSecond, os.Args
+			return fanout.RunOne(ctx, t, f.opts)
+		}, fanout.Text)
 }

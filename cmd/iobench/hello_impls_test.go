@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/impl/impltest"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload/hello"
@@ -47,7 +46,7 @@ func TestHelloImpls(t *testing.T) {
 		n++
 		m := e.Manifest
 		t.Run(m.Name, func(t *testing.T) {
-			inst := installOrSkip(t, m, state)
+			inst := impltest.InstallOrSkip(t, m, state)
 			code, stdout, stderr := runCLI("verify", m.Name, "--state-dir", state)
 			checkVerify(t, m, code, stdout, stderr)
 			for _, v := range m.Variants {
@@ -58,30 +57,6 @@ func TestHelloImpls(t *testing.T) {
 	if n < 6 {
 		t.Errorf("%d impls of the hello workload found; want at least go, node, php (2) and python (2)", n)
 	}
-}
-
-// installOrSkip installs m and checks its prerequisites; it skips the test, saying what to
-// install, when one is missing from the machine.
-func installOrSkip(t *testing.T, m *impl.Manifest, state string) *impl.Installation {
-	t.Helper()
-	if m.Language == "node" {
-		for _, cmd := range []string{"node", "npm"} {
-			if _, err := exec.LookPath(cmd); err != nil {
-				t.Skipf("%s not on PATH: iobench never installs Node; install Node.js 18 or later with npm to run %s", cmd, m.Name)
-			}
-		}
-	}
-	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := inst.Check(t.Context()); err != nil {
-		if errors.Is(err, impl.ErrMissing) {
-			t.Skipf("%v; scripts/install-services.sh --with-test-tools installs the test tools", err)
-		}
-		t.Fatal(err)
-	}
-	return inst
 }
 
 // checkVerify checks verify's exit code and its line for every variant.

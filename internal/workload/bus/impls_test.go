@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/impl/impltest"
 	"github.com/iobench/iobench/internal/result"
+
 	// The other workloads, so that every manifest of impls/ loads.
 	_ "github.com/iobench/iobench/internal/workload/hello"
 	_ "github.com/iobench/iobench/internal/workload/publish"
@@ -49,7 +50,7 @@ func TestBusImpls(t *testing.T) {
 		}
 		langs[m.Language] = true
 		t.Run(m.Name, func(t *testing.T) {
-			inst := installOrSkip(t, m, state)
+			inst := impltest.InstallOrSkip(t, m, state)
 			for _, v := range m.Variants {
 				t.Run(v.Name, func(t *testing.T) {
 					n := 300
@@ -146,28 +147,4 @@ func killRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant, n 
 	default:
 		t.Fatalf("kill-sut seed: err=%v bus=%+v", err, *b)
 	}
-}
-
-// installOrSkip installs m and checks its prerequisites; it skips the test, saying what to
-// install, when one is missing from the machine.
-func installOrSkip(t *testing.T, m *impl.Manifest, state string) *impl.Installation {
-	t.Helper()
-	if m.Language == "node" {
-		for _, cmd := range []string{"node", "npm"} {
-			if _, err := exec.LookPath(cmd); err != nil {
-				t.Skipf("%s not on PATH: iobench never installs Node; install Node.js 18 or later with npm to run %s", cmd, m.Name)
-			}
-		}
-	}
-	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := inst.Check(t.Context()); err != nil {
-		if errors.Is(err, impl.ErrMissing) {
-			t.Skipf("%v; scripts/install-services.sh installs them", err)
-		}
-		t.Fatal(err)
-	}
-	return inst
 }
