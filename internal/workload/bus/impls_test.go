@@ -16,6 +16,8 @@ import (
 	"github.com/iobench/iobench/internal/result"
 
 	// The other workloads, so that every manifest of impls/ loads.
+	_ "github.com/iobench/iobench/internal/workload/cachequeue" // every workload the repo's manifests declare
+	_ "github.com/iobench/iobench/internal/workload/fanout"
 	_ "github.com/iobench/iobench/internal/workload/hello"
 	_ "github.com/iobench/iobench/internal/workload/publish"
 )
