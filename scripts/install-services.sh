@@ -3,8 +3,8 @@
 #   RabbitMQ, PostgreSQL (server + client), Redis (server + redis-cli), Memcached, libzmq,
 #   nginx and PHP-FPM, and what the impls run on: PHP 8.2 with the redis, memcached, zmq, amqp
 #   and pgsql extensions, Predis (seed 3), amphp/amp (seed 4), Symfony Messenger 5.4 with its AMQP
-#   transport and serializer and Doctrine DBAL 3 (seed 1), and python3-venv for the Python impls'
-#   virtualenvs (Node 20 and npm must already be there).
+#   transport and serializer and Doctrine DBAL 3 (seed 1), Guzzle 7, ext-curl and Monolog (seed
+#   5), and python3-venv for the Python impls' virtualenvs (Node 20 and npm must already be there).
 #
 #   scripts/install-services.sh           install what is missing (as root), then exit 0
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
@@ -22,7 +22,7 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memcached libzmq3-dev libzmq5
   nginx php8.2-fpm php8.2-cli php8.2-redis php8.2-memcached php8.2-zmq php-predis php-amphp-amp
   php8.2-amqp php8.2-pgsql php-symfony-messenger php-symfony-amqp-messenger php-symfony-serializer
-  php-doctrine-dbal python3-venv)
+  php-doctrine-dbal php8.2-curl php-guzzlehttp-guzzle php-monolog python3-venv)
 readonly TEST_TOOLS=(chromium python3-pip)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }

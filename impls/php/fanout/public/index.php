@@ -1,0 +1,75 @@
+<?php
+// Seed 5's service (appkr/quzzle-async-performance), written anew for iobench: a front
+// controller under PHP-FPM behind nginx. Every request builds a new Guzzle client whose handler
+// stack logs each exchange through Monolog to a file, GETs the upstream (IOBENCH_UPSTREAM_URL)
+// with "accept: application/json", does IOBENCH_WORK_MS of work (usleep: the request makes no
+// progress) and answers the upstream's JSON, re-encoded, with its own handling time in
+// Server-Timing. /sync: send(), then the work. /async: the seed's shape, sendAsync() then the
+// work then wait(): Guzzle's curl-multi handler sends nothing before wait(), so nothing overlaps.
+// /async-overlap: sendAsync(), then the work in slices with the curl-multi handler ticked
+// between them, so the call runs during the work. Anything else: 404 in one line.
+
+declare(strict_types=1);
+
+require __DIR__ . '/../../lib/autoload.php';
+iobench_require_debian(['GuzzleHttp', 'Monolog']);
+
+use GuzzleHttp\Client;
+use GuzzleHttp\Handler\CurlMultiHandler;
+use GuzzleHttp\HandlerStack;
+use GuzzleHttp\Middleware;
+use GuzzleHttp\Psr7\Request;
+use Monolog\Handler\StreamHandler;
+use Monolog\Logger;
+use Psr\Http\Message\RequestInterface;
+use Psr\Http\Message\ResponseInterface;
+
+$start = hrtime(true);
+$path = strtok($_SERVER['REQUEST_URI'] ?? '/', '?');
+$routes = ['/sync', '/async', '/async-overlap'];
+if (!in_array($path, $routes, true)) {
+    http_response_code(404);
+    echo "no route $path; use /sync, /async or /async-overlap\n";
+    return;
+}
+
+$upstream = getenv('IOBENCH_UPSTREAM_URL') ?: 'http://127.0.0.1:8081/';
+$workUs = (int) round(1000 * (float) (getenv('IOBENCH_WORK_MS') ?: '10'));
+
+// A new client per request, as the seed's controllers built one, with a tap that logs.
+$logger = new Logger('client');
+$logger->pushHandler(new StreamHandler(sys_get_temp_dir() . '/iobench-php-fanout-client.log'));
+$multi = new CurlMultiHandler();
+$stack = HandlerStack::create($multi);
+$stack->push(Middleware::tap(null, static function (RequestInterface $req, array $options, $promise) use ($logger): void {
+    $promise->then(static function (ResponseInterface $resp) use ($req, $logger): void {
+        $logger->info('upstream', ['uri' => (string) $req->getUri(), 'status' => $resp->getStatusCode(), 'body' => json_decode((string) $resp->getBody(), true)]);
+    });
+}));
+$client = new Client(['handler' => $stack]);
+$request = new Request('GET', $upstream, ['accept' => 'application/json']);
+$decode = static fn (ResponseInterface $resp) => json_decode((string) $resp->getBody(), true);
+
+switch ($path) {
+    case '/sync':
+        $data = $decode($client->send($request));
+        usleep($workUs);
+        break;
+    case '/async':
+        $promise = $client->sendAsync($request)->then($decode);
+        usleep($workUs);
+        $data = $promise->wait();
+        break;
+    default: // /async-overlap: tick curl between slices of the work
+        $promise = $client->sendAsync($request)->then($decode);
+        $until = hrtime(true) + 1000 * $workUs;
+        while (($left = $until - hrtime(true)) > 0) {
+            $multi->tick();
+            usleep((int) min(500, intdiv($left, 1000) + 1));
+        }
+        $data = $promise->wait();
+}
+
+header('Content-Type: application/json');
+header(sprintf('Server-Timing: app;dur=%.3f', (hrtime(true) - $start) / 1e6));
+echo json_encode($data);
