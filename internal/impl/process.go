@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/sut"
@@ -37,6 +38,8 @@ type StartOptions struct {
 	// StateDir holds the record of the impl's process group (see sut.Reap); empty means
 	// iobench's state directory.
 	StateDir string
+	// CPUs, when set, pins the impl (every process it starts) to these CPUs.
+	CPUs cpuset.Set
 }
 
 // Process is a running impl: PID, LogPath, Tail, Send, Done, Wait, Kill, Mark and Usage are
@@ -104,7 +107,7 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 	so := sut.Options{
 		Name: m.Name, Argv: inst.Command(), Dir: m.Dir, Env: inst.environ(v, opts.Env),
 		Ready: ready, Stream: opts.Stream, OnLine: opts.OnLine, LogDir: logDir,
-		StopSignal: sig, StopGrace: m.StopTimeout(), StateDir: opts.StateDir,
+		StopSignal: sig, StopGrace: m.StopTimeout(), StateDir: opts.StateDir, CPUs: opts.CPUs,
 	}
 	if m.Start.PHPFPM != nil {
 		return inst.startPHPFPM(ctx, so, opts)

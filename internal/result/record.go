@@ -147,4 +147,6 @@ type Process struct {
 	// Workers is the size of a fixed pool of worker processes: PHP-FPM's pm.max_children for a
 	// php_fpm impl, nginx's worker_processes; 0 when the process has none.
 	Workers int `json:"workers,omitempty"`
+	// CPUs is the list of CPUs the process was pinned to ("1", "0-1"); "" when it was not.
+	CPUs string `json:"cpus,omitempty"`
 }

@@ -17,6 +17,10 @@
 // and, in a full: block, the seed's own sizes (params, repeats, warmup, duration), applied when
 // Known.Full is set (iobench run --full).
 //
+// Pinning: a cpus: block (`cpus: {generator: "0", sut: "1"}`) keeps the generator's threads and
+// the impl's processes on CPUs of their own (package cpuset), so that they do not take turns on
+// one core; the records say where each ran.
+//
 // The package knows nothing of how a run is carried out: that is the caller's (internal/suite);
 // the registry of this build is package workload's (workload.Known).
 package scenario

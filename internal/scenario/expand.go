@@ -35,6 +35,7 @@ type Run struct {
 	Warmup   time.Duration
 	Duration time.Duration
 	Services map[string]Service
+	CPUs     CPUs // the scenario's pinning
 	// Varying are "name=value" for the parameters that vary within the scenario, in file order.
 	Varying []string
 	// Ports are the listen addresses the run needs, one per Addr parameter.
@@ -152,7 +153,7 @@ func (p *parser) expandOne(suite string, sc *Scenario) []Run {
 					Suite: suite, Scenario: sc.Name, File: sc.File, Line: sc.Line,
 					Workload: sc.Workload, Impl: impl, Params: map[string]any{},
 					Repeat: r, Repeats: sc.Repeats, Warmup: sc.Warmup, Duration: sc.Duration,
-					Services: map[string]Service{},
+					Services: map[string]Service{}, CPUs: sc.CPUs,
 				}
 				for role, svc := range sc.Services {
 					run.Services[role] = svc // each run its own map: a caller may fill in URLs

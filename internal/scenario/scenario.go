@@ -48,6 +48,7 @@ type Scenario struct {
 	Duration time.Duration // zero for an untimed workload
 	Services map[string]Service
 	Seed     []SeedRow // the seed's published figures, to stand beside the runs they match
+	CPUs     CPUs      // where the generator and the impl run; zero sets leave them to the kernel
 	File     string
 	Line     int // where the document begins
 }
@@ -200,7 +201,7 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 // topKeys are a scenario's keys with what each holds, for the unknown-key hint.
-var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full", "seed"}
+var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full", "seed", "cpus"}
 
 // fullKeys are the keys a scenario's full: block may override: the seed's own sizes.
 var fullKeys = []string{"params", "repeats", "warmup", "duration"}
@@ -246,6 +247,7 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		p.timing(sc, fields, spec)
 		sc.Seed = p.seed(fields["seed"], sc, spec)
 	}
+	sc.CPUs = p.cpus(fields["cpus"])
 	if n := fields["repeats"]; n != nil {
 		if v, ok := p.value(n, "repeats", ParamSpec{Type: Int}); ok {
 			sc.Repeats = int(v.(int64))

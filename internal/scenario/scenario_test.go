@@ -175,6 +175,10 @@ func TestParseErrors(t *testing.T) {
 			[]string{`t.yaml:1: runs x.go-hello.r1 and x.node-hello.r1 would share port 8080`}},
 		{"bad address", "name: x\nworkload: hello\nimpls: [go-hello]\nparams: {listen: \"8080\"}\n",
 			[]string{`t.yaml:4:18: parameter listen: address "8080" is not host:port`}},
+		{"cpus", "name: x\nworkload: hello\nimpls: [go-hello]\ncpus: {generator: \"0-\", sut: \"1000\", server: \"1\"}\n",
+			[]string{`t.yaml:4:19: cpus generator: "0-" is not a CPU list`,
+				`t.yaml:4:30: cpus sut: CPU 1000 is not one this machine lets iobench use`,
+				`t.yaml:4:38: unknown cpus key "server"`}},
 		{"too many runs", "name: x\nworkload: hello\nimpls: [go-hello]\nrepeats: 1000\nparams: {connections: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}\n",
 			[]string{`t.yaml:1: the file expands to more than 10000 runs`}},
 	}
@@ -247,6 +251,17 @@ func TestIDsStableAndUnique(t *testing.T) {
 		if strings.ContainsAny(r.ID, "/ ?&") {
 			t.Errorf("ID %q is not a safe file name", r.ID)
 		}
+	}
+}
+
+func TestCPUs(t *testing.T) {
+	src := "name: x\nworkload: hello\nimpls: [go-hello]\nrepeats: 1\ncpus: {generator: \"0\", sut: \"0\"}\n"
+	s, err := Parse("t.yaml", []byte(src), testKnown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Runs[0].CPUs; c.Generator.String() != "0" || c.SUT.String() != "0" {
+		t.Fatalf("run's CPUs = %q, %q; want 0, 0", c.Generator, c.SUT)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/procstat"
 )
 
@@ -60,6 +61,8 @@ type Options struct {
 	StateDir string
 	// Log receives diagnostics (a record that could not be written); nil discards them.
 	Log *slog.Logger
+	// CPUs, when set, pins the process and all it starts to these CPUs.
+	CPUs cpuset.Set
 }
 
 // Process is a started system under test: a process group with the command as its leader. Its
@@ -160,7 +163,7 @@ func (p *Process) start() error {
 	cmd.Stdout, cmd.Stderr = outW, errW
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
-		err = cmd.Start()
+		err = cpuset.Start(o.CPUs, cmd.Start)
 	}
 	outW.Close()
 	errW.Close()

@@ -140,8 +140,12 @@ func socketErrors(c result.Counts) string {
 
 func cost(p *printer, rec *result.Record) {
 	for _, pr := range rec.Processes {
-		p.f("%-13s %.2f CPU-s (%.0f%% of a core), peak RSS %s\n", pr.Role+" "+pr.Name+":",
-			pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)))
+		pinned := ""
+		if pr.CPUs != "" {
+			pinned = ", on CPU " + pr.CPUs
+		}
+		p.f("%-13s %.2f CPU-s (%.0f%% of a core), peak RSS %s%s\n", pr.Role+" "+pr.Name+":",
+			pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)), pinned)
 	}
 }
 

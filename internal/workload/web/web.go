@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/httpbench"
@@ -186,7 +187,7 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	if ir.Config != nil {
 		ir.Config(&cfg)
 	}
-	p, err := t.Inst.Start(ctx, impl.StartOptions{Variant: t.Variant.Name, Env: vars})
+	p, err := t.Inst.Start(ctx, impl.StartOptions{Variant: t.Variant.Name, Env: vars, CPUs: r.CPUs.SUT})
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +201,7 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	mark := time.AfterFunc(cfg.Warmup, func() { p.Mark(); fr.mark() }) // costs count from the end of the warm-up
 	defer mark.Stop()
 	t0 := time.Now()
-	rec, err := measure(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: ir.Result})
+	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: ir.Result})
 	if err != nil {
 		return rec, err
 	}
@@ -211,8 +212,29 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	default:
 	}
 	wall := time.Since(t0) - cfg.Warmup
-	rec.Processes = append(append(rec.Processes, sutProcess(t.Name(), p, wall)), fr.process(wall)...)
+	sp := sutProcess(t.Name(), p, wall)
+	sp.CPUs = r.CPUs.SUT.String()
+	rec.Processes = append(append(rec.Processes, sp), fr.process(wall)...)
 	return rec, nil
+}
+
+// measurePinned is measure with iobench's threads on the scenario's generator CPUs, if it names
+// any, and the record's generator entry saying so.
+func measurePinned(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Config, m httpbench.Meta) (*result.Record, error) {
+	restore, err := cpuset.Pin(r.CPUs.Generator)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := measure(ctx, e, r, cfg, m)
+	restore()
+	if rec != nil {
+		for i := range rec.Processes {
+			if rec.Processes[i].Role == "generator" {
+				rec.Processes[i].CPUs = r.CPUs.Generator.String()
+			}
+		}
+	}
+	return rec, err
 }
 
 // listenAddr is the run's listen parameter, or a free port of 127.0.0.1.
