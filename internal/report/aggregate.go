@@ -109,6 +109,9 @@ type Group struct {
 	PeakRSS    uint64           // the SUT's highest peak RSS over the repeats; 0 without
 	Seed       *result.Seed     // the seed's figure for this setup, if a record carries one
 	Errors     map[string]int64 // errors by class, summed over the repeats
+	// Answered is of every response per second, flawed ones included (see AnsweredRate): what wrk
+	// counts as requests.
+	Answered Spread
 }
 
 // Aggregate groups records by Key, sorted by workload, impl, mode (sync first) and load model
@@ -132,9 +135,10 @@ func Aggregate(recs []*result.Record) []Group {
 	for i := range groups {
 		g := &groups[i]
 		sort.SliceStable(g.Records, func(a, b int) bool { return g.Records[a].StartedAt.Before(g.Records[b].StartedAt) })
-		var tp, p50, p99, cpu []float64
+		var tp, p50, p99, cpu, answered []float64
 		for _, r := range g.Records {
 			tp = append(tp, r.Throughput.Mean)
+			answered = append(answered, AnsweredRate(r))
 			if r.Latency != nil && r.Latency.Count > 0 {
 				p50, p99 = append(p50, r.Latency.At(50)), append(p99, r.Latency.At(99))
 			}
@@ -151,6 +155,7 @@ func Aggregate(recs []*result.Record) []Group {
 			g.costOf(r, &cpu)
 		}
 		g.Throughput, g.P50, g.P99, g.CPUPer1k = SpreadOf(tp), SpreadOf(p50), SpreadOf(p99), SpreadOf(cpu)
+		g.Answered = SpreadOf(answered)
 	}
 	sort.SliceStable(groups, func(a, b int) bool { return less(groups[a].Key, groups[b].Key) })
 	return groups

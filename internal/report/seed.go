@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
 )
 
@@ -25,6 +26,38 @@ func (g *Group) addErrors(errs map[string]int64) {
 		}
 		g.Errors[k] += n
 	}
+}
+
+// flawedClasses are the error classes of a response that arrived but was wrong (its status, its
+// body's length or its content): wrk counts such a response as a request done.
+var flawedClasses = []string{"status", "length", "expect"}
+
+// AnsweredRate returns r's responses per second with the flawed ones included, where
+// Throughput.Mean counts successes only; 0 for a record without a measured duration.
+func AnsweredRate(r *result.Record) float64 {
+	d := r.Duration.Seconds()
+	if d <= 0 {
+		return 0
+	}
+	n := r.Counts.Succeeded
+	for _, c := range flawedClasses {
+		n += r.Counts.Errors[c]
+	}
+	return float64(n) / d
+}
+
+// oursText is a group's median beside the seed; where flawed responses were counted as errors,
+// it adds the rate as wrk counts it (flawed responses included), the seed's own measure.
+func oursText(g Group) string {
+	ours := RateText(g.Throughput.Median, g.Unit)
+	flawed := int64(0)
+	for _, c := range flawedClasses {
+		flawed += g.Errors[c]
+	}
+	if flawed == 0 || g.Answered.N == 0 {
+		return ours
+	}
+	return fmt.Sprintf("%s (%s as wrk counts, flawed responses included)", ours, RateText(g.Answered.Median, g.Unit))
 }
 
 // SeedGroups returns the groups that carry the seed's figure for their setup.
@@ -50,7 +83,7 @@ func seedRows(groups []Group) []seedRow {
 	for _, g := range SeedGroups(groups) {
 		s := g.Seed
 		out = append(out, seedRow{Key: g.Key, Label: s.Label,
-			Seed: RateText(s.Throughput, g.Unit), Ours: RateText(g.Throughput.Median, g.Unit),
+			Seed: RateText(s.Throughput, g.Unit), Ours: oursText(g),
 			Ratio:       RatioText(div(g.Throughput.Median, s.Throughput)),
 			SeedLatency: latencyPair(s.P50, s.P99), OurLatency: latencyPair(spreadMedian(g.P50), spreadMedian(g.P99)),
 			SeedErr: dash(s.Errors), OurErr: dash(ErrorsText(g.Errors))})
