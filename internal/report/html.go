@@ -63,8 +63,7 @@ type page struct {
 	Side                     []sideRow // the impls side by side with their own cost
 	Seed                     []seedRow // ours beside the seed's published figures
 	SeedNote, SeedSources    string
-	Overlap                  [][]string // the fanout runs' overlap table, one row of cells per group
-	OverlapNote              string
+	Sections                 []section // the workloads' own tables (fanout's overlap, the bus's phases)
 	Ratios                   []ratioRow
 	Unpaired                 []string
 	Env                      []kv // the environment, when every run shares it
@@ -183,9 +182,7 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	}
 	p.Side = sideRows(groups, colors)
 	p.Seed, p.SeedNote, p.SeedSources = seedRows(groups), seedNote, seedSources(groups)
-	for _, r := range overlapRows(groups) {
-		p.Overlap, p.OverlapNote = append(p.Overlap, r.cells()), overlapNote
-	}
+	p.Sections = sections(groups)
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,

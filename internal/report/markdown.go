@@ -37,7 +37,7 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 	}
 	markdownSideBySide(&b, groups)
 	markdownSeed(&b, groups)
-	markdownOverlap(&b, groups)
+	markdownSections(&b, groups)
 	b.WriteString("\n## Sync vs async\n\n")
 	if len(ratios) > 0 {
 		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
@@ -86,7 +86,7 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 	if err := textSeed(w, groups); err != nil {
 		return err
 	}
-	return textOverlap(w, groups)
+	return textSections(w, groups)
 }
 
 // RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.

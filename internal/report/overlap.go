@@ -2,10 +2,8 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 )
 
 // overlapRow is one group of fanout runs: its route's overlap of upstream call and local work.
@@ -67,36 +65,13 @@ func (r overlapRow) cells() []string {
 		LatencyText(r.Handling), LatencyText(r.P50), LatencyText(r.P99), calls}
 }
 
-var overlapHead = []string{"impl", "route", "load", "overlap ratio", "verdict", "handling p50", "latency p50", "latency p99", "one call per request"}
-
-// markdownOverlap writes the fanout runs' overlap table, when there are any.
-func markdownOverlap(b *strings.Builder, groups []Group) {
-	rows := overlapRows(groups)
-	if len(rows) == 0 {
-		return
+// overlapSection is the fanout runs' overlap table.
+func overlapSection(groups []Group) section {
+	s := section{ID: "overlap", Title: "Did the call and the work overlap? (fanout)", Note: overlapNote,
+		Head: []string{"impl", "route", "load", "overlap ratio", "verdict", "handling p50", "latency p50", "latency p99", "one call per request"},
+		Num:  []bool{false, false, false, true, false, true, true, true, false}}
+	for _, r := range overlapRows(groups) {
+		s.Rows = append(s.Rows, r.cells())
 	}
-	fmt.Fprintf(b, "\n## Did the call and the work overlap? (fanout)\n\n%s\n\n", overlapNote)
-	b.WriteString("| " + strings.Join(overlapHead, " | ") + " |\n|---|---|---|--:|---|--:|--:|--:|:-:|\n")
-	for _, r := range rows {
-		c := r.cells()
-		for i := range c {
-			c[i] = md(c[i])
-		}
-		b.WriteString("| " + strings.Join(c, " | ") + " |\n")
-	}
-}
-
-// textOverlap is markdownOverlap for the terminal.
-func textOverlap(w io.Writer, groups []Group) error {
-	rows := overlapRows(groups)
-	if len(rows) == 0 {
-		return nil
-	}
-	fmt.Fprintln(w, "\nDid the call and the work overlap? (fanout: (delay + work) / the service's own median handling time; 1.0 sequential, 2.0 fully overlapped)")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(overlapHead, "\t"))
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
-	}
-	return tw.Flush()
+	return s
 }

@@ -1,5 +1,7 @@
 package result
 
+import "time"
+
 // Bus holds the figures of the bus workload (seed 1); filled by internal/workload/bus.
 type Bus struct {
 	Profile string `json:"profile"` // seed or durable
@@ -56,4 +58,12 @@ type Phase struct {
 	Duration   Duration `json:"duration"`
 	Mean       float64  `json:"mean_per_sec"`
 	PeakSecond float64  `json:"peak_per_sec"`
+	// PeakChart is the highest rate over any ChartWindow of the phase's series: what the peak of
+	// a chart sampling that often shows, as RabbitMQ's management UI does every 5 s (the seed
+	// read its figures off such a chart). 0 when the phase lasted less than the window.
+	PeakChart float64 `json:"peak_chart_per_sec,omitempty"`
 }
+
+// ChartWindow is the sampling interval of RabbitMQ's management charts, over which Phase's
+// PeakChart is taken.
+const ChartWindow = 5 * time.Second

@@ -9,4 +9,7 @@ type Seed struct {
 	P50        float64 `json:"p50_us,omitempty"` // microseconds; 0 when the seed gave none
 	P99        float64 `json:"p99_us,omitempty"`
 	Errors     string  `json:"errors,omitempty"` // as the seed reported them
+	// Phases are the seed's figures per phase of a workload that has phases (the bus's fill,
+	// commands and events), per second.
+	Phases map[string]float64 `json:"phases,omitempty"`
 }

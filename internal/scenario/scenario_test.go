@@ -34,6 +34,7 @@ func testKnown() Known {
 				"broker":   {Schemes: []string{"amqp", "nats"}},
 				"database": {Schemes: []string{"postgres", "sqlite"}},
 			},
+			Phases: []string{"fill", "commands", "events"},
 		},
 		"http": {Params: map[string]ParamSpec{"url": {Type: String, Required: true}}, Timed: true},
 	}}
@@ -250,6 +251,28 @@ func TestIDsStableAndUnique(t *testing.T) {
 		}
 		if strings.ContainsAny(r.ID, "/ ?&") {
 			t.Errorf("ID %q is not a safe file name", r.ID)
+		}
+	}
+}
+
+func TestSeedPhases(t *testing.T) {
+	src := "name: x\nworkload: bus\nimpls: [go-bus]\nparams: {n: 10}\nrepeats: 1\n" +
+		"seed: {rows: [{label: M, impl: go-bus, throughput: 670, phases: {fill: 5900, events: 2450}}]}\n"
+	s, err := Parse("t.yaml", []byte(src), testKnown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Runs[0].Seed.Phases; p["fill"] != 5900 || p["events"] != 2450 || len(p) != 2 {
+		t.Fatalf("seed phases = %v", p)
+	}
+	for _, bad := range []struct{ src, want string }{
+		{"name: x\nworkload: bus\nimpls: [go-bus]\nparams: {n: 10}\nseed: {rows: [{label: M, impl: go-bus, throughput: 1, phases: {fil: 1}}]}\n",
+			`unknown phase "fil"; did you mean "fill"?`},
+		{"name: x\nworkload: hello\nimpls: [go-hello]\nseed: {rows: [{label: M, impl: go-hello, throughput: 1, phases: {fill: 1}}]}\n",
+			"this workload has no phases"},
+	} {
+		if _, err := Parse("t.yaml", []byte(bad.src), testKnown()); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("error lacks %q: %v", bad.want, err)
 		}
 	}
 }

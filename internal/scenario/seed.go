@@ -17,11 +17,14 @@ type SeedRow struct {
 	Throughput float64        // in the workload's unit (req/s, msg/s)
 	P50, P99   time.Duration  // zero when the seed gave none
 	Errors     string         // the seed's errors as it reported them, e.g. "read 810, write 55"
-	Line       int
+	// Phases are the seed's figures per phase, per second, for a workload with phases (the
+	// bus: fill, commands, events); Throughput is the main one's.
+	Phases map[string]float64
+	Line   int
 }
 
 var seedKeys = []string{"source", "rows"}
-var seedRowKeys = []string{"label", "impl", "params", "throughput", "p50", "p99", "errors"}
+var seedRowKeys = []string{"label", "impl", "params", "throughput", "p50", "p99", "errors", "phases"}
 
 // seed reads a scenario's seed: block, {source: ..., rows: [{label, impl, params, throughput,
 // p50, p99, errors}]}; each row must name one of the scenario's impls and its parameters.
@@ -91,7 +94,36 @@ func (p *parser) seedRow(n *yaml.Node, sc *Scenario, spec WorkloadSpec) (SeedRow
 		row.Errors, _ = p.str(f["errors"], "errors")
 	}
 	p.seedParams(f["params"], spec, row.Params)
+	row.Phases = p.seedPhases(f["phases"], spec)
 	return row, len(p.errs) == before
+}
+
+// seedPhases reads a seed row's phases: {fill: 5900, events: 2450}, each one of the workload's
+// phases (WorkloadSpec.Phases) with a rate per second.
+func (p *parser) seedPhases(n *yaml.Node, spec WorkloadSpec) map[string]float64 {
+	if n == nil {
+		return nil
+	}
+	m := resolve(n)
+	if m == nil || m.Kind != yaml.MappingNode || len(spec.Phases) == 0 {
+		hint := "this workload has no phases; give its figure as throughput"
+		if len(spec.Phases) > 0 {
+			hint = "e.g. phases: {" + spec.Phases[0] + ": 5900}"
+		}
+		p.errNode(n, "a seed row's phases must be a mapping of the workload's phases to rates", hint)
+		return nil
+	}
+	out := map[string]float64{}
+	for _, kv := range p.pairs(m, "seed row phases") {
+		if !contains(spec.Phases, kv.k.Value) {
+			p.errNode(kv.k, fmt.Sprintf("unknown phase %q", kv.k.Value), suggest("phases", kv.k.Value, spec.Phases))
+			continue
+		}
+		if v, ok := p.value(kv.v, kv.k.Value, ParamSpec{Type: Float}); ok {
+			out[kv.k.Value] = v.(float64)
+		}
+	}
+	return out
 }
 
 // optional reads a typed scalar when it is there.

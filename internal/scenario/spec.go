@@ -30,6 +30,9 @@ type WorkloadSpec struct {
 	// DefaultDuration and DefaultWarmup apply to a timed workload when a scenario omits them.
 	DefaultDuration time.Duration
 	DefaultWarmup   time.Duration
+	// Phases name the phases a run of the workload measures apart (the bus: fill, commands,
+	// events), which a seed row may give figures for; nil for none.
+	Phases []string
 }
 
 // ParamType is the type of a parameter's value.

@@ -81,7 +81,7 @@ func seedOf(s *scenario.SeedRow) *result.Seed {
 		return nil
 	}
 	return &result.Seed{Source: s.Source, Label: s.Label, Throughput: s.Throughput,
-		P50: float64(s.P50.Microseconds()), P99: float64(s.P99.Microseconds()), Errors: s.Errors}
+		P50: float64(s.P50.Microseconds()), P99: float64(s.P99.Microseconds()), Errors: s.Errors, Phases: s.Phases}
 }
 
 // state is what runs of one suite share: finished records (an open loop takes its rate from

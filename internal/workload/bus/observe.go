@@ -151,4 +151,22 @@ func peak(ivs []interval, key string) float64 {
 	return best
 }
 
+// peakOver returns the highest mean rate of key over any run of consecutive intervals lasting
+// at least w (what a chart sampling every w shows at its peak), or 0 when the series is shorter.
+func peakOver(ivs []interval, key string, w time.Duration) float64 {
+	var best float64
+	for i := range ivs {
+		var n float64
+		var d time.Duration
+		for j := i; j < len(ivs) && d < w; j++ {
+			n += ivs[j].point.Values[key] * ivs[j].dt.Seconds()
+			d += ivs[j].dt
+		}
+		if d >= w {
+			best = max(best, n/d.Seconds())
+		}
+	}
+	return round1(best)
+}
+
 func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -46,9 +46,9 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 		readyNS = r.readyAt.UnixNano()
 	}
 	phases := []result.Phase{
-		phase(PhaseFill, int64(c.N), r.fillEnd.Sub(r.fillStart), peak(ivs, "fill")),
-		phase(PhaseCommands, snap.cmdDistinct, span(readyNS, snap.lastCmd), peak(ivs, "commands")),
-		phase(PhaseEvents, snap.evDistinct, span(snap.firstEv, snap.lastEv), peak(ivs, "events")),
+		phase(PhaseFill, int64(c.N), r.fillEnd.Sub(r.fillStart), ivs),
+		phase(PhaseCommands, snap.cmdDistinct, span(readyNS, snap.lastCmd), ivs),
+		phase(PhaseEvents, snap.evDistinct, span(snap.firstEv, snap.lastEv), ivs),
 	}
 	r.bus.Profile, r.bus.Broker, r.bus.DB = c.Profile, r.bkind, r.dkind
 	r.bus.Commands = int64(c.N)
@@ -110,8 +110,10 @@ func (c *Config) implName() string {
 	}
 }
 
-func phase(name string, count int64, d time.Duration, peakRate float64) result.Phase {
-	p := result.Phase{Name: name, Count: count, Duration: result.Duration(d), PeakSecond: peakRate}
+// phase is one of the three phases, its peaks read from the series under its name.
+func phase(name string, count int64, d time.Duration, ivs []interval) result.Phase {
+	p := result.Phase{Name: name, Count: count, Duration: result.Duration(d), PeakSecond: peak(ivs, name),
+		PeakChart: peakOver(ivs, name, result.ChartWindow)}
 	if d > 0 {
 		p.Mean = round1(float64(count) / d.Seconds())
 	}

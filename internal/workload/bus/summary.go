@@ -10,6 +10,14 @@ import (
 	"github.com/iobench/iobench/internal/result"
 )
 
+// rateOrDash formats a rate, or "-" for none.
+func rateOrDash(v float64) string {
+	if v <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
 // WriteSummary prints a bus record for people: the seed's three figures (fill, command
 // processing, event ACK; mean over the phase and peak second), the end-to-end latency, the
 // accounting and what each process cost.
@@ -43,15 +51,13 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	}
 	sb.WriteString("\n")
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "phase\tmessages\ttime\tmean/s\tpeak 1s/s\t")
+	fmt.Fprintln(tw, "phase\tmessages\ttime\tmean/s\tpeak 1s/s\tpeak 5s/s\t")
 	for _, ph := range b.Phases {
-		peak := "-"
-		if ph.PeakSecond > 0 {
-			peak = fmt.Sprintf("%.0f", ph.PeakSecond)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%v\t%.0f\t%s\t\n", ph.Name, ph.Count, ph.Duration.Std().Round(time.Millisecond), ph.Mean, peak)
+		fmt.Fprintf(tw, "%s\t%d\t%v\t%.0f\t%s\t%s\t\n", ph.Name, ph.Count, ph.Duration.Std().Round(time.Millisecond), ph.Mean,
+			rateOrDash(ph.PeakSecond), rateOrDash(ph.PeakChart))
 	}
 	tw.Flush()
+	sb.WriteString("(peak 5s: the best 5-second window, what RabbitMQ's chart shows at its peak, as the seed read it)\n")
 	fmt.Fprintf(&sb, "total time %v (fill start to last event)\n", rec.Duration.Std().Round(time.Millisecond))
 	if l := rec.Latency; l != nil && l.Count > 0 {
 		fmt.Fprintf(&sb, "\nend-to-end latency (command sent -> its event handled), %d events:\n  ", l.Count)

@@ -1,10 +1,11 @@
 package bus
 
 import (
-	"github.com/iobench/iobench/internal/result"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/iobench/iobench/internal/result"
 )
 
 func TestTallyAccounting(t *testing.T) {
@@ -92,4 +93,22 @@ func TestPeakNeedsFullSecond(t *testing.T) {
 
 func pointOf(key string, v float64) result.Point {
 	return result.Point{Values: map[string]float64{key: v}}
+}
+
+// TestPeakOver: the best window of a chart sampling every 5 s lies between the phase's mean and
+// its best second, and needs 5 s of series.
+func TestPeakOver(t *testing.T) {
+	var ivs []interval
+	for _, rate := range []float64{100, 900, 300, 300, 300, 300, 100} { // one busy second in seven
+		ivs = append(ivs, interval{dt: time.Second, point: result.Point{Values: map[string]float64{"commands": rate}}})
+	}
+	if got := peak(ivs, "commands"); got != 900 {
+		t.Errorf("peak 1 s = %v, want 900", got)
+	}
+	if got := peakOver(ivs, "commands", 5*time.Second); got != 420 { // (900+4*300)/5
+		t.Errorf("peak 5 s = %v, want 420", got)
+	}
+	if got := peakOver(ivs[:4], "commands", 5*time.Second); got != 0 {
+		t.Errorf("peak 5 s of 4 s of series = %v, want 0", got)
+	}
 }

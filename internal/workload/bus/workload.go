@@ -42,6 +42,7 @@ func spec() scenario.WorkloadSpec {
 			"broker":   {Schemes: BrokerRole.SchemeList(), Doc: "embedded is NATS with JetStream inside iobench, local is RabbitMQ"},
 			"database": {Schemes: DatabaseRole.SchemeList(), Doc: "embedded is a SQLite file, local is PostgreSQL"},
 		},
+		Phases: []string{PhaseFill, PhaseCommands, PhaseEvents},
 	}
 }
 

@@ -1,0 +1,78 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// section is a table a workload adds to every report (the fanout's overlap, the bus's phases
+// beside the seed): a title, a note on how to read it, a head and rows of cells, written alike
+// in the terminal, summary.md and report.html. Num marks the columns holding numbers.
+type section struct {
+	ID, Title, Note string
+	Head            []string
+	Num             []bool
+	Rows            [][]string
+}
+
+// sections returns the workload sections that have rows, in report order.
+func sections(groups []Group) []section {
+	var out []section
+	for _, s := range []section{overlapSection(groups), phasesSection(groups)} {
+		if len(s.Rows) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// markdown writes the section under a heading of its own.
+func (s section) markdown(b *strings.Builder) {
+	fmt.Fprintf(b, "\n## %s\n\n%s\n\n", s.Title, s.Note)
+	b.WriteString("| " + strings.Join(s.Head, " | ") + " |\n|")
+	for i := range s.Head {
+		if i < len(s.Num) && s.Num[i] {
+			b.WriteString("--:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range s.Rows {
+		c := make([]string, len(row))
+		for i := range row {
+			c[i] = md(row[i])
+		}
+		b.WriteString("| " + strings.Join(c, " | ") + " |\n")
+	}
+}
+
+// text writes the section for the terminal.
+func (s section) text(w io.Writer) error {
+	fmt.Fprintf(w, "\n%s\n%s\n", s.Title, s.Note)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(s.Head, "\t"))
+	for _, row := range s.Rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+// markdownSections writes every section of the groups.
+func markdownSections(b *strings.Builder, groups []Group) {
+	for _, s := range sections(groups) {
+		s.markdown(b)
+	}
+}
+
+// textSections is markdownSections for the terminal.
+func textSections(w io.Writer, groups []Group) error {
+	for _, s := range sections(groups) {
+		if err := s.text(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
