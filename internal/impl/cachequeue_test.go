@@ -307,7 +307,8 @@ func (cp *consumerProc) processed() int {
 	return n
 }
 
-// stop stops the consumer with SIGTERM and checks the total it reports.
+// stop stops the consumer with SIGTERM and checks the total it reports, and that its last
+// progress line, written when the queue ran dry, said so with a recent time.
 func (cp *consumerProc) stop(t *testing.T, total int) {
 	t.Helper()
 	_ = cp.p.Stop()
@@ -315,6 +316,14 @@ func (cp *consumerProc) stop(t *testing.T, total int) {
 	defer cp.mu.Unlock()
 	if want := fmt.Sprintf("total %d", total); len(cp.lines) == 0 || cp.lines[len(cp.lines)-1] != want {
 		t.Errorf("consumer said %q; want it to end with %q", cp.lines, want)
+	}
+	var n int
+	var at float64
+	for _, l := range cp.lines {
+		fmt.Sscanf(l, "received %d %f", &n, &at)
+	}
+	if ago := time.Since(time.UnixMicro(int64(at * 1e6))); n != total || ago < 0 || ago > 10*time.Second {
+		t.Errorf("last progress line: received %d, %v ago; want %d within the test", n, ago, total)
 	}
 }
 
