@@ -64,10 +64,13 @@ func (inst *Installation) Check(ctx context.Context) error {
 // resolved to the iobench executable and "python" to the virtualenv's interpreter, other bare
 // words looked up on PATH, relative paths taken from the impl's folder, and {dir} and {state}
 // expanded.
-func (inst *Installation) Command() []string {
+func (inst *Installation) Command() []string { return inst.resolve(inst.Manifest.Start.Command) }
+
+// resolve returns command as Command resolves start.command.
+func (inst *Installation) resolve(command []string) []string {
 	m := inst.Manifest
-	argv := make([]string, len(m.Start.Command))
-	for i, a := range m.Start.Command {
+	argv := make([]string, len(command))
+	for i, a := range command {
 		a = strings.ReplaceAll(a, "{dir}", m.Dir)
 		a = strings.ReplaceAll(a, "{state}", inst.Dir)
 		argv[i] = a

@@ -33,6 +33,9 @@ type Section struct {
 	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
 	// Topology checks the broker topology (exchange, brokers, databases); nil refuses it.
 	Topology func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
+	// Consumers checks the commands run beside the impl (workloads.NAME.consumers); nil refuses
+	// them.
+	Consumers func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
 }
 
 var sections = map[string]Section{}
@@ -113,6 +116,10 @@ type Workload struct {
 	// sqlite); the workload's Section gives the default.
 	Brokers   []string `yaml:"brokers"`
 	Databases []string `yaml:"databases"`
+	// Consumers are commands of the impl's own that iobench may run beside it, by what they
+	// consume (cachequeue: a queue route -> the command that takes its messages); the
+	// workload's Section checks them, and StartHelper runs one.
+	Consumers map[string][]string `yaml:"consumers"`
 }
 
 // Exchange is an AMQP exchange an impl publishes to: its name, its type (direct, fanout, topic)

@@ -141,7 +141,7 @@ language: cobol
 variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   teleport: {}
-  hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}}
+  hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}, consumers: {/: [php, x.php]}}
   publish:
     variants:
       a: {queue: q, count: 0}
@@ -152,6 +152,7 @@ stop: {signal: HUP, timeout: forever}
 			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
 			"workloads.teleport: unknown workload", `workloads.hello.routes[0]: "nope" does not start with /`,
 			"workloads.hello.variants: this workload takes no per-variant settings",
+			"workloads.hello.consumers: this workload runs no consumers beside the impl",
 			"workloads.publish.variants.a.count: not positive", "ready: both log and tcp given",
 			`stop.signal: "HUP"`, `stop.timeout: "forever" is not a positive duration`}},
 		{"unknown keys and types", "python/demo", `

@@ -85,29 +85,16 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 	if !ok {
 		return nil, m.UnknownVariant(opts.Variant)
 	}
-	ready := sut.Ready{Timeout: m.ReadyTimeout()}
+	so := inst.sutOptions(m.Name, inst.Command(), v, opts)
 	switch {
 	case opts.Stream != nil:
-		ready.Stream = true
+		so.Ready.Stream = true
 	case m.Ready.Log != "":
-		ready.Log = regexp.MustCompile(m.Ready.Log) // validated by Load
+		so.Ready.Log = regexp.MustCompile(m.Ready.Log) // validated by Load
 	case m.Ready.TCP == "listen":
-		if ready.TCP = opts.Env[env.Listen]; ready.TCP == "" {
+		if so.Ready.TCP = opts.Env[env.Listen]; so.Ready.TCP == "" {
 			return nil, fmt.Errorf("impl %s: ready.tcp is listen but no %s was given", m.Name, env.Listen)
 		}
-	}
-	logDir := opts.LogDir
-	if logDir == "" {
-		logDir = filepath.Join(inst.Dir, "logs")
-	}
-	sig := syscall.SIGTERM
-	if s, ok := signals[strings.TrimPrefix(m.Stop.Signal, "SIG")]; ok {
-		sig = s
-	}
-	so := sut.Options{
-		Name: m.Name, Argv: inst.Command(), Dir: m.Dir, Env: inst.environ(v, opts.Env),
-		Ready: ready, Stream: opts.Stream, OnLine: opts.OnLine, LogDir: logDir,
-		StopSignal: sig, StopGrace: m.StopTimeout(), StateDir: opts.StateDir, CPUs: opts.CPUs,
 	}
 	if m.Start.PHPFPM != nil {
 		return inst.startPHPFPM(ctx, so, opts)
@@ -117,6 +104,45 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 		return nil, startErr(ctx, err)
 	}
 	return &Process{Process: p}, nil
+}
+
+// sutOptions are what the runner is given for argv of variant v: the impl's folder, its
+// environment, its log folder, stop.signal and stop.timeout, and ready.timeout.
+func (inst *Installation) sutOptions(name string, argv []string, v Variant, opts StartOptions) sut.Options {
+	m := inst.Manifest
+	logDir := opts.LogDir
+	if logDir == "" {
+		logDir = filepath.Join(inst.Dir, "logs")
+	}
+	sig := syscall.SIGTERM
+	if s, ok := signals[strings.TrimPrefix(m.Stop.Signal, "SIG")]; ok {
+		sig = s
+	}
+	return sut.Options{
+		Name: name, Argv: argv, Dir: m.Dir, Env: inst.environ(v, opts.Env),
+		Ready: sut.Ready{Timeout: m.ReadyTimeout()}, Stream: opts.Stream, OnLine: opts.OnLine, LogDir: logDir,
+		StopSignal: sig, StopGrace: m.StopTimeout(), StateDir: opts.StateDir, CPUs: opts.CPUs,
+	}
+}
+
+// StartHelper runs a command of the impl's own beside it (the consumers a manifest declares)
+// the way Start runs the impl, through sut: argv resolved as start.command is, in the impl's
+// folder, with variant opts.Variant's environment and opts.Env, its output in a log file and to
+// opts.OnLine, stopped with stop.signal and stop.timeout. It is ready once it prints a line
+// matching ready (within ready.timeout); name names it in errors and in its log.
+func (inst *Installation) StartHelper(ctx context.Context, name string, argv []string, ready *regexp.Regexp, opts StartOptions) (*sut.Process, error) {
+	v, ok := inst.Manifest.Variant(opts.Variant)
+	if !ok {
+		return nil, inst.Manifest.UnknownVariant(opts.Variant)
+	}
+	opts.Stream = nil
+	so := inst.sutOptions(name, inst.resolve(argv), v, opts)
+	so.Ready.Log = ready
+	p, err := sut.Start(ctx, so)
+	if err != nil {
+		return nil, fmt.Errorf("impl %s: %w", inst.Manifest.Name, err)
+	}
+	return p, nil
 }
 
 // startErr is the error of a start that failed: the runner's, with a hint where the manifest is

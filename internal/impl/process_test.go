@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -88,6 +89,40 @@ print("got", line)
 	p.Stop()
 	log, err := os.ReadFile(p.LogPath())
 	if err != nil || !strings.Contains(string(log), "got go") {
+		t.Fatalf("log %s: %q %v", p.LogPath(), log, err)
+	}
+}
+
+// TestStartHelper runs a command of the impl's beside it: resolved and run in the impl's folder
+// with the variant's and the run's environment, ready on its line, its output to OnLine and its
+// log, stopped with stop.signal.
+func TestStartHelper(t *testing.T) {
+	inst := pyImpl(t, "", "ready: {log: '^ready$'}\n", "stop: {signal: INT, timeout: 2s}\n")
+	helper := "import os, time\nprint('env', os.environ.get('IOBENCH_VARIANT'), os.environ.get('V'), os.environ.get('IOBENCH_ZMQ_ENDPOINT'), flush=True)\n" +
+		"try:\n    print('ready', flush=True)\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print('total 3', flush=True)\n"
+	if err := os.WriteFile(filepath.Join(inst.Manifest.Dir, "helper.py"), []byte(helper), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.StartHelper(t.Context(), "h", []string{"python3", "helper.py"}, nil, StartOptions{Variant: "nine"}); err == nil {
+		t.Fatal("an unknown variant started")
+	}
+	var mu sync.Mutex
+	var got []string
+	p, err := inst.StartHelper(t.Context(), "python3 helper.py", []string{"python3", "helper.py"}, regexp.MustCompile(`^ready$`), StartOptions{
+		Variant: "two", Env: map[string]string{env.ZMQEndpoint: "ipc:///x"},
+		OnLine: func(l string) { mu.Lock(); got = append(got, l); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	mu.Lock()
+	lines := strings.Join(got, "\n")
+	mu.Unlock()
+	if lines != "env two two ipc:///x\nready\ntotal 3" {
+		t.Fatalf("lines:\n%s", lines)
+	}
+	if log, err := os.ReadFile(p.LogPath()); err != nil || !strings.Contains(string(log), "total 3") {
 		t.Fatalf("log %s: %q %v", p.LogPath(), log, err)
 	}
 }

@@ -127,6 +127,12 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	case w.Exchange != nil || w.Brokers != nil || w.Databases != nil:
 		add(f, "this workload takes no exchange, brokers or databases", "drop them")
 	}
+	switch {
+	case sec.Consumers != nil:
+		sec.Consumers(m, f, w, add)
+	case w.Consumers != nil:
+		add(f+".consumers", "this workload runs no consumers beside the impl", "drop them")
+	}
 }
 
 func (m *Manifest) validateRequires(add addFunc) {
@@ -296,7 +302,7 @@ var manifestSchema = fields{
 		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
 	}},
 	"workloads": mapOf{fields{
-		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{},
+		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{}, "consumers": leaf{},
 		"exchange": fields{"name": leaf{}, "type": leaf{}, "routing_key": leaf{}},
 		"variants": mapOf{fields{
 			"queue": leaf{}, "queue_durable": leaf{}, "persistent": leaf{}, "confirm": leaf{}, "concurrency": leaf{}, "count": leaf{},
