@@ -17,7 +17,7 @@ const Name = "cachequeue"
 
 func init() {
 	workload.Register(workload.Workload{
-		Name: Name, Spec: Spec(), Manifest: impl.Section{Routes: true},
+		Name: Name, Spec: Spec(), Manifest: manifestSection,
 		Run: run, Verify: verify, Text: Text,
 	})
 }
