@@ -153,12 +153,16 @@ type ImplRun struct {
 	Config  func(*engine.Config)     // edits the checked engine configuration (Drain, Timing)
 	// Ready runs once the impl is ready, before any load (a baseline count); its error ends the run.
 	Ready func(addr string) error
+	// Warm runs when the warm-up ends, where the impl's cost starts counting (the cost of what
+	// the workload runs beside it).
+	Warm func()
 	// Result sees the engine's result (httpbench.Meta.Result).
 	Result func(*engine.Result)
 }
 
 // MeasureImplWith is MeasureImpl with what ir adds: the impl's extra environment, the edits of
-// the generator, a hook once the impl is ready and one on the engine's result.
+// the generator, hooks once the impl is ready and when the warm-up ends, and one on the
+// engine's result.
 func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir ImplRun) (*result.Record, error) {
 	rate, err := Rate(e, r)
 	if err != nil {
@@ -198,7 +202,13 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 		}
 	}
 	fr := frontOf(p)
-	mark := time.AfterFunc(cfg.Warmup, func() { p.Mark(); fr.mark() }) // costs count from the end of the warm-up
+	mark := time.AfterFunc(cfg.Warmup, func() { // costs count from the end of the warm-up
+		p.Mark()
+		fr.mark()
+		if ir.Warm != nil {
+			ir.Warm()
+		}
+	})
 	defer mark.Stop()
 	t0 := time.Now()
 	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: ir.Result})
