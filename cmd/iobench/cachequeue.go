@@ -36,9 +36,13 @@ wrk does (-c, -t, -d; -R for an open loop):
 The run drains at the end; then the store must have counted every response iobench saw, warm-up
 and drain included (a request that got no answer may or may not have counted), and a fake route
 must have moved nothing; else exit 1 with the counts. With no consumer, iobench binds a PULL
-socket on the ZeroMQ endpoint after the load and drains what the app's sockets queued.`,
+socket on the ZeroMQ endpoint after the load and drains what the app's sockets queued.
+--consumers runs the impl's consumer of a queue route beside it (php-cachequeue: the seed's
+zmqserver.php and redispopper.php), started before the load and stopped once it has run dry:
+the store's change plus what it received must match, and its drain rate and lag are shown.`,
 		Example: `  iobench cachequeue --impl php-cachequeue --route /cache/redis
-  iobench cachequeue --impl php-cachequeue --route /queue/zmq -c 20 -d 10s --json zmq.json`,
+  iobench cachequeue --impl php-cachequeue --route /queue/zmq -c 20 -d 10s --json zmq.json
+  iobench cachequeue --impl php-cachequeue --route /queue/zmq --consumers`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCachequeue(cmd, &f) },
 	}
@@ -52,6 +56,7 @@ socket on the ZeroMQ endpoint after the load and drains what the app's sockets q
 	fs.Float64VarP(&o.Rate, "rate", "R", 0, "open loop: total requests per second")
 	cli.DurationVarP(fs, &o.Warmup, "warmup", "", time.Second, "load sent before measuring (counted in the store too)")
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
+	fs.BoolVar(&o.Consumers, "consumers", false, "run the impl's consumer of the route beside it (its manifest's consumers), counting what it receives")
 	return cmd
 }
 

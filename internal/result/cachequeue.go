@@ -13,4 +13,22 @@ type Cachequeue struct {
 	Unanswered int64  `json:"unanswered"`
 	Counted    bool   `json:"counted"`
 	Detail     string `json:"detail"` // the check in words, with the counts
+	// Consumers says the run asked for the route's consumer; Consumer is the one that ran beside
+	// the impl, nil when none did (none asked, or the impl declares none for the route). With
+	// one, the store counts right when Change + Consumer.Received lies within those bounds.
+	Consumers bool                `json:"consumers,omitempty"`
+	Consumer  *CachequeueConsumer `json:"consumer,omitempty"`
+}
+
+// CachequeueConsumer is the impl's consumer of a queue route (its manifest's consumers) that ran
+// beside it: what it received and how it kept up, from its progress lines.
+type CachequeueConsumer struct {
+	Command  string `json:"command"`  // e.g. "php zmqserver.php"
+	Received int64  `json:"received"` // its "total N" when stopped, what the queue held before the run included
+	// DrainRate is the messages it received per second from the end of the warm-up to its last one.
+	DrainRate float64 `json:"drain_rate"`
+	// LagMessages are the messages sent but not yet received when the load ended; LagSeconds
+	// how long after the load's end its last message came (0 when it had kept up).
+	LagMessages int64   `json:"lag_messages"`
+	LagSeconds  float64 `json:"lag_seconds"`
 }

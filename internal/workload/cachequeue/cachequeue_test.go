@@ -95,17 +95,9 @@ func TestGoImplCountedInStore(t *testing.T) {
 	}
 }
 
-// driveRoutes loads each route briefly on a Redis and a Memcached of the test's own: the seed's
-// keys are fixed, and a store shared with other runs would move under a fake route.
+// driveRoutes loads each route briefly on a Redis and a Memcached of the test's own.
 func driveRoutes(t *testing.T, target workload.Target, routes []string) {
-	for _, name := range []string{"redis", "memcached"} {
-		inst, err := service.Start(t.Context(), name, service.Options{StateDir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { inst.Stop(context.Background()) })
-		t.Setenv(service.EnvName(name), inst.EnvValue())
-	}
+	privateStores(t)
 	for _, route := range routes {
 		t.Run(strings.ReplaceAll(route[1:], "/", "-"), func(t *testing.T) {
 			rec, err := RunOne(t.Context(), target, Options{Route: route, Connections: 4, Duration: time.Second,
@@ -130,6 +122,22 @@ func driveRoutes(t *testing.T, target workload.Target, routes []string) {
 			}
 		})
 	}
+}
+
+// privateStores starts a Redis and a Memcached of the test's own and gives them to its runs
+// (IOBENCH_REDIS_URL, IOBENCH_MEMCACHED_ADDR): the seed's keys are fixed, and a store shared
+// with other runs would move under a fake route. It returns the Redis URL.
+func privateStores(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"redis", "memcached"} {
+		inst, err := service.Start(t.Context(), name, service.Options{StateDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { inst.Stop(context.Background()) })
+		t.Setenv(service.EnvName(name), inst.EnvValue())
+	}
+	return os.Getenv(service.EnvName("redis"))
 }
 
 // TestPythonAppCountedInStore and TestNodeAppCountedInStore drive every route the Python and

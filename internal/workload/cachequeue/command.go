@@ -15,7 +15,7 @@ import (
 )
 
 // Options are one cachequeue run as `iobench cachequeue` asks for it: wrk's -c, -t and -d, a
-// closed loop or an open one (Rate).
+// closed loop or an open one (Rate), with or without the route's consumer.
 type Options struct {
 	Route       string
 	Connections int
@@ -24,6 +24,7 @@ type Options struct {
 	Warmup      time.Duration
 	Timeout     time.Duration
 	Rate        float64 // open loop, requests per second; 0: closed loop
+	Consumers   bool    // run the impl's consumer of the route beside it, if it declares one
 	Command     []string
 	OnSecond    func(engine.Snapshot)
 }
@@ -53,7 +54,8 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 			return nil, fail.BadInput("--route %q: %s does not serve it; its routes are %s", o.Route, target.Inst.Manifest.Name, strings.Join(routes, ", "))
 		}
 	}
-	params := map[string]any{"route": o.Route, "connections": int64(o.Connections), "timeout": o.Timeout, "load": "closed"}
+	params := map[string]any{"route": o.Route, "connections": int64(o.Connections), "timeout": o.Timeout, "load": "closed",
+		"consumers": o.Consumers}
 	if o.Threads > 0 {
 		params["threads"] = int64(o.Threads)
 	}

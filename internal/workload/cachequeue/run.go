@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/httpbench"
@@ -17,7 +18,8 @@ import (
 var ErrCount = errors.New("cachequeue: the store's count does not match the responses")
 
 // run measures one route: the stores, the impl with their addresses, the store read once the
-// impl is ready, load with a drain at the end, then the store read again while the impl still
+// impl is ready (then the route's consumer started, if the run asks for one), load with a drain
+// at the end, then (the consumer run dry and stopped) the store read again while the impl still
 // runs (its ZeroMQ sockets hold what they queued) and checked against every response.
 func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
 	route, _ := r.Params["route"].(string)
@@ -26,32 +28,55 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return nil, err
 	}
 	defer cleanup()
-	st, err := storeOf(ctx, route, a)
+	t, err := e.Target(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	cons := consumerOf(t, r, route)
+	defer cons.stop()
+	st, err := storeBeside(ctx, route, a, cons)
 	if err != nil {
 		return nil, err
 	}
 	defer st.close()
 	var change int64
 	var res *engine.Result
-	var readErr error
+	var end time.Time
+	var consErr, readErr error
 	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
 		Path: route, Env: a.environ(),
 		Options: func(o *httpbench.Options) { o.ExpectStatus = []int{200} },
 		Config:  func(c *engine.Config) { c.Drain = true },
-		Ready:   func(string) error { return st.before(ctx) },
+		Ready: func(string) error {
+			if err := st.before(ctx); err != nil {
+				return err
+			}
+			return cons.start(ctx, t, a) // before the load: a ZeroMQ consumer binds before the app pushes
+		},
+		Warm: cons.mark,
 		Result: func(got *engine.Result) {
-			res = got
-			change, readErr = st.after(ctx)
+			res, end = got, time.Now()
+			if consErr = cons.finish(ctx, end); consErr == nil {
+				change, readErr = st.after(ctx)
+			}
 		},
 	})
 	if err != nil {
 		return rec, err
 	}
+	rec.Processes = append(rec.Processes, cons.process()...)
+	if consErr != nil {
+		return rec, consErr
+	}
 	if readErr != nil {
 		return rec, fmt.Errorf("cachequeue: reading %s after the run: %w", st.describe(), readErr)
 	}
-	c := section(route, st.describe(), change, res)
+	c := section(route, st.describe(), change, res, cons.report(end))
+	c.Consumers, _ = r.Params["consumers"].(bool)
 	rec.Cachequeue, rec.Case = c, route // each route is its own group in the report
+	if c.Consumer != nil {
+		rec.Case += " with its consumer"
+	}
 
 	if !c.Counted {
 		return rec, fmt.Errorf("%w: %s", ErrCount, c.Detail)
@@ -59,11 +84,17 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	return rec, nil
 }
 
-// section checks the store's change against the responses: a fake route must change nothing;
-// any other between the responses and the responses plus the requests that got none.
-func section(route, store string, change int64, res *engine.Result) *result.Cachequeue {
-	c := &result.Cachequeue{Route: route, Store: store, Change: change, Answered: res.Answered, Unanswered: res.Unanswered}
-	c.Counted, c.Detail = check(route, change, res.Answered, res.Unanswered)
+// section checks the store's change, plus what the consumer received when one ran, against the
+// responses: a fake route must change nothing; any other between the responses and the
+// responses plus the requests that got none.
+func section(route, store string, change int64, res *engine.Result, cons *result.CachequeueConsumer) *result.Cachequeue {
+	c := &result.Cachequeue{Route: route, Store: store, Change: change, Answered: res.Answered, Unanswered: res.Unanswered, Consumer: cons}
+	if cons == nil {
+		c.Counted, c.Detail = check(route, change, res.Answered, res.Unanswered)
+		return c
+	}
+	c.Counted, c.Detail = check(route, change+cons.Received, res.Answered, res.Unanswered)
+	c.Detail += fmt.Sprintf(" (the store's change %d, %d received by %s)", change, cons.Received, cons.Command)
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/units"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/web"
 )
@@ -23,7 +24,7 @@ func init() {
 }
 
 // Spec returns the workload's scenario parameters: those of every HTTP workload, at the seed's
-// wrk -c20 by default, the route, and the services by role.
+// wrk -c20 by default, the route, whether its consumer runs, and the services by role.
 func Spec() scenario.WorkloadSpec {
 	spec := web.Params()
 	p := spec.Params
@@ -31,6 +32,8 @@ func Spec() scenario.WorkloadSpec {
 	p["route"] = scenario.ParamSpec{Type: scenario.String, Enum: Routes, Required: true,
 		Doc: "/cache/DRIVER increments the counter visits, /queue/DRIVER pushes visit (fake touches nothing)"}
 	p["connections"] = scenario.ParamSpec{Type: scenario.Int, Check: scenario.Positive, Default: int64(20), Doc: "connections kept open (the seed's wrk -c20)"}
+	p["consumers"] = scenario.ParamSpec{Type: scenario.Bool, Default: false,
+		Doc: "run the impl's consumer of the route beside it (its manifest's consumers; a route without one runs without)"}
 	spec.Services = map[string]scenario.ServiceSpec{
 		"redis":     {Schemes: RedisRole.SchemeList(), Doc: "local is a Redis started by iobench (or the one of 'iobench services up')"},
 		"memcached": {Schemes: MemcachedRole.SchemeList(), Doc: "local is a Memcached started by iobench"},
@@ -49,8 +52,24 @@ func Text(w io.Writer, rec *result.Record) error {
 			mark = "FAILED"
 		}
 		fmt.Fprintf(w, "  Route %s, counted in the store (%s): %s\n", c.Route, mark, c.Detail)
+		consumerText(w, rec.Impl, c)
 	}
 	return nil
+}
+
+// consumerText writes what the route's consumer did, or that the run asked for one and none ran.
+func consumerText(w io.Writer, implName string, c *result.Cachequeue) {
+	k := c.Consumer
+	switch {
+	case k != nil:
+		lag := "kept up (nothing left when the load ended)"
+		if k.LagMessages > 0 || k.LagSeconds >= 0.0005 {
+			lag = fmt.Sprintf("%s behind when the load ended, its last message %.3fs after", units.Count(k.LagMessages), k.LagSeconds)
+		}
+		fmt.Fprintf(w, "  Consumer %s: received %s, drained %s msg/s; %s\n", k.Command, units.Count(k.Received), units.Rate(k.DrainRate), lag)
+	case c.Consumers:
+		fmt.Fprintf(w, "  No consumer ran: %s declares none for %s\n", implName, c.Route)
+	}
 }
 
 // verify checks every route of every variant with the stores the impl needs.
