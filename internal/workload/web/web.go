@@ -156,7 +156,8 @@ type ImplRun struct {
 	// Warm runs when the warm-up ends, where the impl's cost starts counting (the cost of what
 	// the workload runs beside it).
 	Warm func()
-	// Result sees the engine's result (httpbench.Meta.Result).
+	// Result sees the engine's result (httpbench.Meta.Result), once the impl's cost over the
+	// measured phase is taken.
 	Result func(*engine.Result)
 }
 
@@ -211,7 +212,19 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	})
 	defer mark.Stop()
 	t0 := time.Now()
-	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: ir.Result})
+	var cost []result.Process
+	loadEnded := func(res *engine.Result) {
+		// The cost over the measured phase, which ends with the load, not with what the
+		// workload does after it (a count, a consumer's catch-up, a ZeroMQ drain).
+		wall := time.Since(t0) - cfg.Warmup
+		sp := sutProcess(t.Name(), p, wall)
+		sp.CPUs = r.CPUs.SUT.String()
+		cost = append([]result.Process{sp}, fr.process(wall)...)
+		if ir.Result != nil {
+			ir.Result(res)
+		}
+	}
+	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: loadEnded})
 	if err != nil {
 		return rec, err
 	}
@@ -221,10 +234,7 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 		return rec, fmt.Errorf("impl %s exited during the run: %s; log %s", t.Name(), p.Tail(), p.LogPath())
 	default:
 	}
-	wall := time.Since(t0) - cfg.Warmup
-	sp := sutProcess(t.Name(), p, wall)
-	sp.CPUs = r.CPUs.SUT.String()
-	rec.Processes = append(append(rec.Processes, sp), fr.process(wall)...)
+	rec.Processes = append(rec.Processes, cost...)
 	return rec, nil
 }
 
