@@ -43,7 +43,6 @@ type consumer struct {
 	heardAt time.Time // when its last state line came
 	total   int64     // its "total N"; -1 until it says
 	marked  time.Time // the end of the warm-up, where its cost starts counting
-	stopped time.Time
 }
 
 // point is one progress line: n messages received, the last at the consumer's time at.
@@ -166,11 +165,6 @@ func (c *consumer) stop() {
 		return
 	}
 	_ = c.p.Stop()
-	c.mu.Lock()
-	if c.stopped.IsZero() {
-		c.stopped = time.Now()
-	}
-	c.mu.Unlock()
 }
 
 // report returns what the record says of the consumer, end being when the load ended; nil for a
@@ -218,17 +212,21 @@ func receivedAt(points []point, t time.Time) int64 {
 }
 
 // process stops the consumer if it still runs and returns its record entry: a sut process of its
-// own, its cost from the end of the warm-up to its stop (the report counts every sut process as
-// the impl's).
-func (c *consumer) process() []result.Process {
+// own (the report counts every sut process as the impl's), its cost from the end of the warm-up
+// on, its share of a core over the time it worked: to the load's end (end), or to its last
+// message if later.
+func (c *consumer) process(end time.Time) []result.Process {
 	if c == nil || c.p == nil {
 		return nil
 	}
 	c.stop()
 	c.mu.Lock()
-	var wall time.Duration // 0 when the warm-up never ended: no CPU share
+	if n := len(c.points); n > 0 && c.points[n-1].at.After(end) {
+		end = c.points[n-1].at
+	}
+	var wall time.Duration // 0 when the warm-up never ended: no share of a core
 	if !c.marked.IsZero() {
-		wall = c.stopped.Sub(c.marked)
+		wall = end.Sub(c.marked)
 	}
 	c.mu.Unlock()
 	return []result.Process{result.NewProcess(c.name(), "sut", c.p.PID(), c.p.Usage(), wall)}

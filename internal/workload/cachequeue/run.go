@@ -64,7 +64,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	if err != nil {
 		return rec, err
 	}
-	rec.Processes = append(rec.Processes, cons.process()...)
+	rec.Processes = append(rec.Processes, cons.process(end)...)
 	if consErr != nil {
 		return rec, consErr
 	}
