@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -34,6 +35,7 @@ var (
 // run beside it through sut, and what its lines said.
 type consumer struct {
 	argv []string
+	cpus cpuset.Set // the impl's, if the scenario pins it
 	p    *sut.Process
 
 	mu      sync.Mutex
@@ -61,19 +63,20 @@ func consumerOf(t workload.Target, r scenario.Run, route string) *consumer {
 	if len(argv) == 0 {
 		return nil
 	}
-	return &consumer{argv: argv, total: -1}
+	return &consumer{argv: argv, cpus: r.CPUs.SUT, total: -1}
 }
 
 func (c *consumer) name() string { return strings.Join(c.argv, " ") }
 
-// start runs the consumer beside the impl with the stores' addresses and returns once it says
-// ready (a ZeroMQ consumer has bound the endpoint). A nil consumer starts nothing.
+// start runs the consumer beside the impl, on the impl's CPUs, with the stores' addresses and
+// returns once it says ready (a ZeroMQ consumer has bound the endpoint). A nil consumer starts
+// nothing.
 func (c *consumer) start(ctx context.Context, t workload.Target, a Addrs) error {
 	if c == nil {
 		return nil
 	}
 	p, err := t.Inst.StartHelper(ctx, c.name(), c.argv, readyLine,
-		impl.StartOptions{Variant: t.Variant.Name, Env: a.environ(), OnLine: c.onLine})
+		impl.StartOptions{Variant: t.Variant.Name, Env: a.environ(), OnLine: c.onLine, CPUs: c.cpus})
 	if err != nil {
 		return fmt.Errorf("cachequeue: the consumer of the route: %w", err)
 	}
@@ -212,8 +215,8 @@ func receivedAt(points []point, t time.Time) int64 {
 }
 
 // process stops the consumer if it still runs and returns its record entry: a sut process of its
-// own (the report counts every sut process as the impl's), its cost from the end of the warm-up
-// on, its share of a core over the time it worked: to the load's end (end), or to its last
+// own (the report counts every sut process as the impl's) on the impl's CPUs, its cost from the
+// end of the warm-up on, its share of a core over the time it worked: to the load's end (end), or to its last
 // message if later.
 func (c *consumer) process(end time.Time) []result.Process {
 	if c == nil || c.p == nil {
@@ -229,7 +232,9 @@ func (c *consumer) process(end time.Time) []result.Process {
 		wall = end.Sub(c.marked)
 	}
 	c.mu.Unlock()
-	return []result.Process{result.NewProcess(c.name(), "sut", c.p.PID(), c.p.Usage(), wall)}
+	p := result.NewProcess(c.name(), "sut", c.p.PID(), c.p.Usage(), wall)
+	p.CPUs = c.cpus.String()
+	return []result.Process{p}
 }
 
 // storeBeside returns the store a run reads with consumer c beside the impl (nil: none): the

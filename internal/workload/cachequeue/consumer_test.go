@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/backend/open"
+	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -143,7 +144,7 @@ func TestConsumerReport(t *testing.T) {
 }
 
 // TestConsumerOf: a run asks for the route's consumer, and gets it only where the impl declares
-// one; the text says what it did, or that none ran.
+// one, pinned as the impl is; the text says what it did, or that none ran.
 func TestConsumerOf(t *testing.T) {
 	m := &impl.Manifest{Name: "php-x", Workloads: map[string]impl.Workload{Name: {Consumers: map[string][]string{"/queue/zmq": {"php", "zmqserver.php"}}}}}
 	target := workload.Target{Inst: &impl.Installation{Manifest: m}}
@@ -154,8 +155,13 @@ func TestConsumerOf(t *testing.T) {
 	if c := consumerOf(target, run(true), "/queue/redis"); c != nil {
 		t.Errorf("an undeclared route gave %+v", c)
 	}
-	if c := consumerOf(target, run(true), "/queue/zmq"); c == nil || c.name() != "php zmqserver.php" {
-		t.Errorf("consumer %+v", c)
+	pinned := run(true)
+	var err error
+	if pinned.CPUs.SUT, err = cpuset.Parse("0"); err != nil {
+		t.Fatal(err)
+	}
+	if c := consumerOf(target, pinned, "/queue/zmq"); c == nil || c.name() != "php zmqserver.php" || c.cpus.String() != "0" {
+		t.Errorf("consumer %+v; want php zmqserver.php on the impl's CPUs", c)
 	}
 	var b bytes.Buffer
 	consumerText(&b, "php-x", &result.Cachequeue{Route: "/queue/redis", Consumers: true})
