@@ -3,6 +3,7 @@ package web
 import (
 	"time"
 
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
@@ -59,6 +60,40 @@ func (f *front) process(wall time.Duration) []result.Process {
 	p := result.NewProcess(f.name, "service", f.pid, u, wall)
 	p.Workers = f.workers
 	return []result.Process{p}
+}
+
+// cost accounts for an impl and its front over the measured phase: from the end of the warm-up
+// (mark) to the end of the load (taken), not to the end of what the workload does after it (a
+// count, a consumer's catch-up, a ZeroMQ drain).
+type cost struct {
+	name, cpus string
+	p          *impl.Process
+	fr         *front
+	from       time.Time // the end of the warm-up
+	procs      []result.Process
+}
+
+// mark starts the count, then runs the workload's hook (ImplRun.Warm), if any.
+func (c *cost) mark(then func()) {
+	c.p.Mark()
+	c.fr.mark()
+	if then != nil {
+		then()
+	}
+}
+
+// taken returns the hook on the engine's result: it takes the cost, then runs the workload's
+// (ImplRun.Result), if any.
+func (c *cost) taken(then func(*engine.Result)) func(*engine.Result) {
+	return func(res *engine.Result) {
+		wall := time.Since(c.from)
+		sp := sutProcess(c.name, c.p, wall)
+		sp.CPUs = c.cpus
+		c.procs = append([]result.Process{sp}, c.fr.process(wall)...)
+		if then != nil {
+			then(res)
+		}
+	}
 }
 
 // sutProcess is the impl's own entry: its process tree, and its pool size for a php_fpm impl.

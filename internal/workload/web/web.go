@@ -202,29 +202,10 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 			return nil, err
 		}
 	}
-	fr := frontOf(p)
-	mark := time.AfterFunc(cfg.Warmup, func() { // costs count from the end of the warm-up
-		p.Mark()
-		fr.mark()
-		if ir.Warm != nil {
-			ir.Warm()
-		}
-	})
+	c := &cost{name: t.Name(), cpus: r.CPUs.SUT.String(), p: p, fr: frontOf(p), from: time.Now().Add(cfg.Warmup)}
+	mark := time.AfterFunc(cfg.Warmup, func() { c.mark(ir.Warm) })
 	defer mark.Stop()
-	t0 := time.Now()
-	var cost []result.Process
-	loadEnded := func(res *engine.Result) {
-		// The cost over the measured phase, which ends with the load, not with what the
-		// workload does after it (a count, a consumer's catch-up, a ZeroMQ drain).
-		wall := time.Since(t0) - cfg.Warmup
-		sp := sutProcess(t.Name(), p, wall)
-		sp.CPUs = r.CPUs.SUT.String()
-		cost = append([]result.Process{sp}, fr.process(wall)...)
-		if ir.Result != nil {
-			ir.Result(res)
-		}
-	}
-	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: loadEnded})
+	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: c.taken(ir.Result)})
 	if err != nil {
 		return rec, err
 	}
@@ -234,7 +215,7 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 		return rec, fmt.Errorf("impl %s exited during the run: %s; log %s", t.Name(), p.Tail(), p.LogPath())
 	default:
 	}
-	rec.Processes = append(rec.Processes, cost...)
+	rec.Processes = append(rec.Processes, c.procs...)
 	return rec, nil
 }
 
