@@ -5,6 +5,7 @@
 // parent, the process group and the start time that, with the PID, names a process even after
 // the PID is reused. Tree finds a process's descendants and Group the members of a process group.
 // Meter follows a whole process tree, a system under test with its workers, and is the one place
-// where the CPU seconds and the peak memory of a tree are measured; its documentation says what
-// exactly it counts.
+// where the CPU seconds, the peak memory and the busiest threads of a tree are measured; its
+// documentation says what exactly it counts. Set is a Meter per root of a service whose processes
+// may change (a restarted broker); SelfMeter measures the calling process alone, the generator.
 package procstat

@@ -22,6 +22,10 @@ import (
 // as a sum of RSS or VmHWM would. The peak is the highest sum sampled; a peak that lasts less than
 // the time between samples can be missed. Where smaps_rollup is missing (Linux < 4.14), VmRSS
 // stands in for Pss.
+//
+// Threads: a sample also reads the CPU time of each thread of the tree's live processes
+// (/proc/PID/task/TID/stat), and Usage lists the busiest threads' CPU from the Mark to the last
+// sample (see threads); it tells a process held back by one thread from one that spreads its work.
 type Meter struct {
 	root  int
 	start uint64 // the root's start time, so that a reused pid is not mistaken for the root
@@ -30,6 +34,7 @@ type Meter struct {
 	user, sys         time.Duration // highest sums sampled (or from Exited)
 	baseUser, baseSys time.Duration // at the last Mark
 	mem, peak         uint64        // tree memory at the last sample, and its highest
+	threads           threads
 }
 
 // NewMeter returns a Meter of the tree rooted at pid, which must be alive.
@@ -42,9 +47,10 @@ func NewMeter(pid int) *Meter {
 }
 
 // Sample reads the tree now and returns its processes (zombies included): the root first, then
-// its descendants. It returns nothing once the root has gone.
+// its descendants. It returns nothing once the root has gone, and the tree then has no memory.
 func (m *Meter) Sample() []Stat {
 	var procs []Stat
+	var live []int
 	var user, sys time.Duration
 	var mem uint64
 	for _, pid := range Tree(m.root) {
@@ -57,16 +63,24 @@ func (m *Meter) Sample() []Stat {
 		sys += s.System + s.ChildSystem
 		if !s.Zombie() {
 			mem += pss(pid)
+			live = append(live, pid)
 		}
 	}
-	if len(procs) == 0 || procs[0].PID != m.root {
-		return nil
+	whole := len(procs) > 0 && procs[0].PID == m.root
+	var ts threadCPU
+	if whole {
+		ts = readThreads(live)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !whole {
+		m.mem = 0
+		return nil
+	}
 	m.user, m.sys = max(m.user, user), max(m.sys, sys)
 	m.mem = mem
 	m.peak = max(m.peak, mem)
+	m.threads.update(ts)
 	return procs
 }
 
@@ -85,12 +99,14 @@ func (m *Meter) Mark() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.baseUser, m.baseSys = m.user, m.sys
+	m.threads.mark()
 }
 
 // Usage returns the tree's CPU time since the last Mark (or since it started), its memory at the
-// last sample and the highest sampled; see Meter for what they count. It does not sample.
+// last sample and the highest sampled, and its busiest threads' CPU time from the Mark to the last
+// sample; see Meter for what they count. It does not sample.
 func (m *Meter) Usage() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return Usage{User: m.user - m.baseUser, System: m.sys - m.baseSys, RSS: m.mem, PeakRSS: m.peak}
+	return Usage{User: m.user - m.baseUser, System: m.sys - m.baseSys, RSS: m.mem, PeakRSS: m.peak, Threads: m.threads.hot()}
 }

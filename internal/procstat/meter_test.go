@@ -2,9 +2,13 @@ package procstat
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -124,5 +128,143 @@ func TestStatGroupAlive(t *testing.T) {
 	}
 	if _, err := ReadStat(1 << 30); err == nil || !strings.Contains(err.Error(), "process 1073741824") {
 		t.Fatalf("error for a missing process: %v", err)
+	}
+}
+
+// burner is a Python process whose second thread burns CPU for the seconds it reads on stdin
+// (its own CPU time, so a busy machine only slows it) and then prints "burnt".
+const burner = `
+import sys, threading, time
+def burn():
+    for line in sys.stdin:
+        end = time.thread_time() + float(line)
+        while time.thread_time() < end:
+            pass
+        print("burnt", flush=True)
+threading.Thread(target=burn).start()
+print("ready", flush=True)
+`
+
+// burn has the burner's thread spend secs of CPU and waits until it has.
+func burn(t *testing.T, in io.Writer, out *bufio.Scanner, secs string) {
+	t.Helper()
+	if _, err := io.WriteString(in, secs+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !out.Scan() || out.Text() != "burnt" {
+		t.Fatalf("burner: %q, %v", out.Text(), out.Err())
+	}
+}
+
+// TestMeterThreads burns 0.3 s in one thread before the Mark and 0.4 s after it: the busiest
+// thread's CPU over the window is the 0.4 s, and the idle main thread is not listed as busy.
+func TestMeterThreads(t *testing.T) {
+	cmd, in, out := startBurner(t)
+	m := NewMeter(cmd.Process.Pid)
+	burn(t, in, out, "0.3")
+	m.Sample()
+	m.Mark()
+	burn(t, in, out, "0.4")
+	m.Sample()
+	th := m.Usage().Threads
+	if len(th) == 0 || th[0] < 380*time.Millisecond || th[0] > 600*time.Millisecond {
+		t.Fatalf("busiest threads %v; want the 0.4 s burnt since the Mark first", th)
+	}
+	if len(th) > 1 && th[1] > 50*time.Millisecond {
+		t.Fatalf("busiest threads %v; the main thread only waits", th)
+	}
+}
+
+// TestSetRestartedRoot: a root that replaces another after the Mark counts from its own start
+// (CPU and threads), and the memory of a tree that has gone no longer counts.
+func TestSetRestartedRoot(t *testing.T) {
+	first, _, _ := startBurner(t)
+	roots := []int{first.Process.Pid}
+	var mu sync.Mutex
+	s := NewSet(func() []int { mu.Lock(); defer mu.Unlock(); return roots })
+	s.Mark()
+	second, in, out := startBurner(t)
+	burn(t, in, out, "0.3")
+	mu.Lock()
+	roots = []int{second.Process.Pid}
+	mu.Unlock()
+	_ = first.Process.Kill()
+	_ = first.Wait()
+	s.Sample()
+	u, root, ok := s.Usage()
+	if !ok || root != first.Process.Pid {
+		t.Fatalf("root %d (ok %v); want the first root seen, %d", root, ok, first.Process.Pid)
+	}
+	if u.CPU() < 280*time.Millisecond || len(u.Threads) == 0 || u.Threads[0] < 280*time.Millisecond {
+		t.Fatalf("CPU %v, threads %v; want the new root's 0.3 s", u.CPU(), u.Threads)
+	}
+	if self, _ := Read(second.Process.Pid); u.RSS == 0 || u.RSS > 2*self.RSS {
+		t.Fatalf("memory now %d; want the second tree's only (its RSS %d)", u.RSS, self.RSS)
+	}
+}
+
+// TestSelfMeterThreads spends 0.3 s of CPU in one locked thread of this process: the busiest
+// thread's CPU is at least that.
+func TestSelfMeterThreads(t *testing.T) {
+	s := NewSelfMeter()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var ru syscall.Rusage
+		for ru.Utime.Nano()+ru.Stime.Nano() < int64(300*time.Millisecond) {
+			_ = syscall.Getrusage(rusageThread, &ru)
+		}
+	}()
+	<-done
+	u := s.Usage()
+	if len(u.Threads) == 0 || u.Threads[0] < 280*time.Millisecond || u.CPU() < u.Threads[0] {
+		t.Fatalf("CPU %v, threads %v; want a thread with the 0.3 s", u.CPU(), u.Threads)
+	}
+}
+
+// rusageThread is RUSAGE_THREAD (Linux): getrusage of the calling thread.
+const rusageThread = 1
+
+// startBurner starts the burner and returns it with its stdin and stdout.
+func startBurner(t *testing.T) (*exec.Cmd, io.Writer, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command("python3", "-c", burner)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("python3: %v", err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	out := bufio.NewScanner(pipe)
+	if !out.Scan() || out.Text() != "ready" {
+		t.Fatalf("burner did not start: %v", out.Err())
+	}
+	return cmd, in, out
+}
+
+func TestAddKeepsBusiestThreads(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		var out []time.Duration
+		for _, x := range v {
+			out = append(out, time.Duration(x)*time.Millisecond)
+		}
+		return out
+	}
+	a := Usage{Threads: ms(50, 10, 5)}
+	b := Usage{Threads: ms(70, 40, 30, 1)}
+	got := a.Add(b).Threads
+	if want := ms(70, 50, 40, 30); !slices.Equal(got, want) {
+		t.Fatalf("Add kept threads %v, want %v", got, want)
+	}
+	if !slices.Equal(a.Threads, ms(50, 10, 5)) {
+		t.Fatalf("Add changed its receiver's threads: %v", a.Threads)
 	}
 }

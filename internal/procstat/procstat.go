@@ -3,6 +3,7 @@ package procstat
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,19 +22,23 @@ type Usage struct {
 	// kernel's own peak (VmHWM, ru_maxrss); for a process tree (Meter) the highest sampled sum
 	// of its processes' proportional set sizes, which counts shared memory once.
 	PeakRSS uint64
+	// Threads is the CPU time of the busiest threads over the measured window, busiest first, at
+	// most HotThreads; only meters (Meter, Set, SelfMeter) fill it.
+	Threads []time.Duration
 }
 
 // CPU returns user plus system time.
 func (u Usage) CPU() time.Duration { return u.User + u.System }
 
-// Sub returns the CPU spent between an earlier sample and u; memory figures are u's.
+// Sub returns the CPU spent between an earlier sample and u; memory figures and threads are u's.
 func (u Usage) Sub(earlier Usage) Usage {
-	return Usage{User: u.User - earlier.User, System: u.System - earlier.System, RSS: u.RSS, PeakRSS: u.PeakRSS}
+	return Usage{User: u.User - earlier.User, System: u.System - earlier.System, RSS: u.RSS, PeakRSS: u.PeakRSS, Threads: u.Threads}
 }
 
-// Add sums CPU and memory of two disjoint processes.
+// Add sums CPU and memory of two disjoint processes, and keeps the busiest of their threads.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{User: u.User + o.User, System: u.System + o.System, RSS: u.RSS + o.RSS, PeakRSS: u.PeakRSS + o.PeakRSS}
+	return Usage{User: u.User + o.User, System: u.System + o.System, RSS: u.RSS + o.RSS, PeakRSS: u.PeakRSS + o.PeakRSS,
+		Threads: busiest(append(slices.Clone(u.Threads), o.Threads...))}
 }
 
 // Self returns the usage of the calling process from getrusage(2); its peak RSS is ru_maxrss.

@@ -24,7 +24,12 @@ func (s Stat) Zombie() bool { return s.State == 'Z' || s.State == 'X' || s.State
 
 // ReadStat parses /proc/PID/stat.
 func ReadStat(pid int) (Stat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return readStat("/proc/"+strconv.Itoa(pid)+"/stat", pid)
+}
+
+// readStat parses the stat file at path, of process (or thread) pid.
+func readStat(path string, pid int) (Stat, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return Stat{}, fmt.Errorf("procstat: process %d: %w", pid, err)
 	}
