@@ -144,6 +144,9 @@ type Process struct {
 	CPUSystem  float64 `json:"cpu_system_s"`
 	PeakRSS    uint64  `json:"peak_rss_bytes"`
 	CPUPercent float64 `json:"cpu_percent"` // of one core, over the measured wall time
+	// HotThreads is the CPU of its busiest threads (at most 4, busiest first), each in percent of
+	// one core over the measured wall time; empty when threads were not measured (older records).
+	HotThreads []float64 `json:"hot_threads,omitempty"`
 	// Workers is the size of a fixed pool of worker processes: PHP-FPM's pm.max_children for a
 	// php_fpm impl, nginx's worker_processes; 0 when the process has none.
 	Workers int `json:"workers,omitempty"`
