@@ -26,15 +26,16 @@ type Meta struct {
 	Result func(*engine.Result)
 }
 
-// Measure runs cfg and returns its record, with the generator's cost and the warnings.
+// Measure runs cfg and returns its record, with the generator's cost (its busiest threads too)
+// and the warnings.
 func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, error) {
-	before, t0 := procstat.Self(), time.Now()
+	self, t0 := procstat.NewSelfMeter(), time.Now()
 	res, err := engine.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	wall := time.Since(t0)
-	used := procstat.Self().Sub(before)
+	used := self.Usage()
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
 	if m.Result != nil {
