@@ -186,6 +186,22 @@ func checkExact(t *testing.T, rec *result.Record, err error, n int) {
 	}
 }
 
+// checkService fails unless rec has the cost of the service name, started by iobench: its CPU,
+// its busiest threads and its memory (Pss).
+func checkService(t *testing.T, rec *result.Record, name string) {
+	t.Helper()
+	for _, p := range rec.Processes {
+		if p.Name == name && p.Role == "service" {
+			if p.CPUUser+p.CPUSystem == 0 || len(p.HotThreads) == 0 || p.PeakRSS == 0 || p.PID == 0 {
+				t.Fatalf("%s's cost is incomplete: %+v", name, p)
+			}
+			t.Logf("%s: %.0f%% of a core, busiest threads %v, peak %d MiB", name, p.CPUPercent, p.HotThreads, p.PeakRSS>>20)
+			return
+		}
+	}
+	t.Fatalf("no cost of %s in %+v", name, rec.Processes)
+}
+
 func TestBusEmbedded(t *testing.T) {
 	st := embedded(t)
 	for _, c := range []Config{
@@ -271,6 +287,7 @@ func TestBusRestartBroker(t *testing.T) {
 	const n = 2000
 	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
 	checkExact(t, rec, err, n)
+	checkService(t, rec, "rabbitmq")
 	b := rec.Bus
 	t.Logf("restart-broker: fault after %d commands, recovery %v; %d commands handled (%d twice); %d events seen, %d duplicates",
 		b.FaultAtCommands, b.FaultRecovery.Std(), b.CommandsHandled, b.DuplicateCommands, b.EventsSeen, b.DuplicateEvents)

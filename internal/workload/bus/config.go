@@ -100,8 +100,9 @@ type Service struct {
 	Kind    string // local, embedded or external
 	Version string
 	URL     string // redacted, for the record
-	// PIDs returns the service's processes now; nil when they are unknown or inside iobench.
-	PIDs func() []int
+	// Roots returns the roots of the service's process trees now (those iobench started for it);
+	// nil when they are unknown or inside iobench.
+	Roots func() []int
 	// Restart stops and starts the service on the same address and data; nil when iobench
 	// cannot (an external service).
 	Restart func(ctx context.Context) error

@@ -102,10 +102,12 @@
 //
 // # Costs
 //
-// The record has the CPU seconds and peak RSS of iobench (getrusage; with embedded NATS inside),
-// the consumers (their whole process trees as the runner measures them with procstat.Meter: CPU
-// from each one's "ready", summed over restarts, and the highest sampled memory, Pss, of any one
-// of them; ru_maxrss cannot serve, since for a vfork+exec'd child it starts at the parent's RSS)
-// and the broker's and database's processes (from /proc, by pid, so restarted and new processes
-// count from their start).
+// The record has the CPU seconds, peak RSS and busiest threads of iobench (procstat.SelfMeter:
+// getrusage and /proc/self/task; with embedded NATS inside), the consumers (their whole process
+// trees as the runner measures them with procstat.Meter: CPU from each one's "ready", summed over
+// restarts, and the highest sampled memory, Pss, of any one of them; ru_maxrss cannot serve, since
+// for a vfork+exec'd child it starts at the parent's RSS) and the broker's and database's process
+// trees (procstat.Set, sampled every second: a restarted broker counts from its start, backends
+// that ended count through the postmaster that reaped them, and memory is Pss, so PostgreSQL's
+// shared buffers count once rather than once per backend).
 package bus

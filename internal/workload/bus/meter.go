@@ -8,43 +8,42 @@ import (
 	"github.com/iobench/iobench/internal/procstat"
 )
 
-// meter measures what a service's processes cost during the run. Processes are matched by pid,
-// so that a restarted broker or a database backend that came later counts from its own start.
+// meter measures what a service's processes cost during the run: a procstat.Set of the trees
+// iobench started for it (a restarted broker counts from its own start; the database's backends
+// by Pss, so its shared buffers count once), sampled every servicePeriod for its peak memory.
 type meter struct {
-	pids func() []int
-	base map[int]procstat.Usage
+	set  *procstat.Set
+	stop func()
 }
 
-func newMeter(pids func() []int) *meter {
-	m := &meter{pids: pids, base: map[int]procstat.Usage{}}
-	if pids != nil {
-		for _, pid := range pids() {
-			if u, err := procstat.Read(pid); err == nil {
-				m.base[pid] = u
-			}
-		}
+// servicePeriod is how often a service's processes are sampled during a run.
+const servicePeriod = time.Second
+
+// newMeter starts measuring the trees whose roots roots returns; nil measures nothing.
+func newMeter(roots func() []int) *meter {
+	if roots == nil {
+		return &meter{stop: func() {}}
 	}
-	return m
+	s := procstat.NewSet(roots)
+	s.Mark()
+	return &meter{set: s, stop: s.Watch(servicePeriod)}
 }
 
-// usage returns the CPU spent since newMeter by the processes alive now, and their peak RSS.
-func (m *meter) usage() (procstat.Usage, bool) {
-	if m.pids == nil {
-		return procstat.Usage{}, false
+// cost is what a service cost over the run; ok is false when it was not measured.
+type cost struct {
+	u    procstat.Usage
+	root int // the first process of the service, for the record
+	ok   bool
+}
+
+// newCost stops m's sampling and returns what the service cost since newMeter.
+func newCost(m *meter) cost {
+	m.stop()
+	if m.set == nil {
+		return cost{}
 	}
-	var total procstat.Usage
-	pids := m.pids()
-	for _, pid := range pids {
-		u, err := procstat.Read(pid)
-		if err != nil {
-			continue
-		}
-		if b, ok := m.base[pid]; ok {
-			u = u.Sub(b)
-		}
-		total = total.Add(u)
-	}
-	return total, len(pids) > 0
+	u, root, ok := m.set.Usage()
+	return cost{u, root, ok}
 }
 
 // depthReader reads the total depth of the bus queues over a connection of its own, reopened

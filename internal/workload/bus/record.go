@@ -165,7 +165,7 @@ func (r *run) account(rec *result.Record, rows, distinct, left int64) {
 }
 
 // processes records what iobench, the consumer(s), the broker and the database cost.
-func (r *run) processes(rec *result.Record, end time.Time, self, brokerUse procstat.Usage, brokerOK bool, dbUse procstat.Usage, dbOK bool) {
+func (r *run) processes(rec *result.Record, end time.Time, self procstat.Usage, broker, db cost) {
 	wall := end.Sub(r.start)
 	add := func(name, role string, pid int, u procstat.Usage) {
 		rec.Processes = append(rec.Processes, result.NewProcess(name, role, pid, u, wall))
@@ -180,9 +180,9 @@ func (r *run) processes(rec *result.Record, end time.Time, self, brokerUse procs
 	var pid int
 	for _, s := range r.suts {
 		u := s.Usage()
-		sutUse.User += u.User
-		sutUse.System += u.System
-		sutUse.PeakRSS = max(sutUse.PeakRSS, u.PeakRSS)
+		peak := max(sutUse.PeakRSS, u.PeakRSS)
+		sutUse = sutUse.Add(u)
+		sutUse.PeakRSS = peak
 		pid = s.PID()
 	}
 	sutName := "consumer (" + r.impl() + ")"
@@ -191,17 +191,11 @@ func (r *run) processes(rec *result.Record, end time.Time, self, brokerUse procs
 		r.warnings = append(r.warnings, "sqlite runs inside the consumer: its cost is counted in the consumer's")
 	}
 	add(sutName, "sut", pid, sutUse)
-	if brokerOK {
-		add(r.cfg.Broker.Name, "service", 0, brokerUse)
+	if broker.ok {
+		add(r.cfg.Broker.Name, "service", broker.root, broker.u)
 	}
-	if dbOK {
-		add(r.cfg.Database.Name, "service", 0, dbUse)
-		if r.dkind == "postgres" {
-			r.warnings = append(r.warnings, "postgres's peak RSS sums the VmHWM of its processes, so its shared buffers count once per backend")
-		}
-		if len(r.suts) > 1 {
-			r.warnings = append(r.warnings, "the database sessions of the killed consumer ended during the run; their CPU is not counted")
-		}
+	if db.ok {
+		add(r.cfg.Database.Name, "service", db.root, db.u)
 	}
 	if p := rec.Processes[0]; p.CPUPercent > busyGenerator {
 		r.warnings = append(r.warnings, fmt.Sprintf("iobench itself used %.0f%% of a core; it may have limited the run", p.CPUPercent))

@@ -61,7 +61,7 @@ type run struct {
 	deadline  time.Time
 	t         *tally
 	obs       *observer
-	self      procstat.Usage
+	self      *procstat.SelfMeter
 	brokerM   *meter
 	dbM       *meter
 	suts      []*sut.Process
@@ -135,9 +135,11 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	r.t = newTally(r.cfg.N, killAt)
 	r.start = time.Now()
 	r.deadline = r.start.Add(r.cfg.Timeout)
-	r.self = procstat.Self()
-	r.brokerM = newMeter(r.cfg.Broker.PIDs)
-	r.dbM = newMeter(r.cfg.Database.PIDs)
+	r.self = procstat.NewSelfMeter()
+	r.brokerM = newMeter(r.cfg.Broker.Roots)
+	defer r.brokerM.stop()
+	r.dbM = newMeter(r.cfg.Database.Roots)
+	defer r.dbM.stop()
 	r.obs = newObserver(r.start, r.cfg.N, r.cfg.BrokerURL, r.queues, r.t, r.cfg.Progress)
 	go r.obs.run()
 	halted := false
@@ -168,8 +170,8 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 		}
 		return nil, runErr
 	}
-	brokerUse, brokerOK := r.brokerM.usage() // before the consumer stops, while its database sessions live
-	dbUse, dbOK := r.dbM.usage()
+	broker := newCost(r.brokerM) // before the consumer stops, while its database sessions live
+	dbCost := newCost(r.dbM)
 	if cur := r.current(); cur != nil {
 		r.obs.setStatus("stopping")
 		_ = cur.Stop()
@@ -177,7 +179,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	for _, s := range r.suts {
 		_ = s.Stop() // returns once its report stream has been read to the end
 	}
-	selfUse := procstat.Self().Sub(r.self)
+	selfUse := r.self.Usage()
 	r.obs.setStatus("verifying")
 	vctx, vcancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
 	defer vcancel()
@@ -189,7 +191,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 
 	rec := r.record(end, out)
 	r.account(rec, rows, distinct, left)
-	r.processes(rec, end, selfUse, brokerUse, brokerOK, dbUse, dbOK)
+	r.processes(rec, end, selfUse, broker, dbCost)
 	rec.Warnings = append(rec.Warnings, r.warnings...)
 	if lerr != nil {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("could not read the queue depth after the run: %v", lerr))

@@ -127,7 +127,7 @@ func (s *Services) adopt(inst *service.Instance) {
 func fromInstance(inst *service.Instance) Service {
 	s := Service{Name: inst.Name, Kind: string(inst.Kind), Version: inst.Version, URL: inst.Redacted()}
 	if inst.Kind == service.KindLocal {
-		s.PIDs = inst.PIDs
+		s.Roots = inst.RootPIDs
 	}
 	if r, ok := any(inst).(restarter); ok && inst.Kind == service.KindLocal {
 		s.Restart = r.Restart
