@@ -7,68 +7,67 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/service"
 )
 
-// front accounts for the web server in front of an impl (nginx for a php_fpm impl): a service
-// whose cost is recorded apart from the impl's. Its process trees are sampled when the warm-up
-// ends and when the run ends: exact CPU over the measured phase (the workers live through it),
-// and the memory of the last sample as its peak.
-type front struct {
+// serviceCost accounts for a service of a run (nginx in front of a php_fpm impl, a store the impl
+// uses): a `service` process whose cost is recorded apart from the impl's. Its process trees are
+// sampled when the warm-up ends and when the load ends: exact CPU and threads over the measured
+// phase (for the processes that live through it), and the memory (Pss) of the last sample as its
+// peak.
+type serviceCost struct {
 	name    string
-	pid     int // its first root, for the record
 	workers int
-	meters  []*procstat.Meter
+	set     *procstat.Set
 }
 
-// frontOf returns the accounting of p's front, or nil when it has none.
-func frontOf(p *impl.Process) *front {
-	if p.Front == nil {
-		return nil
-	}
-	f := &front{name: p.Front.Name, workers: p.Front.Workers}
-	for _, pid := range p.Front.RootPIDs() {
-		f.meters = append(f.meters, procstat.NewMeter(pid))
-		if f.pid == 0 {
-			f.pid = pid
+// services is the accounting of the run's services.
+type services []serviceCost
+
+// servicesOf returns the accounting of the services of insts whose processes iobench can see
+// (started by iobench, here or by `iobench services up`); the others (external, embedded, nil)
+// are left out.
+func servicesOf(insts ...*service.Instance) services {
+	var out services
+	for _, inst := range insts {
+		if inst == nil || len(inst.RootPIDs()) == 0 {
+			continue
 		}
+		out = append(out, serviceCost{name: inst.Name, workers: inst.Workers, set: procstat.NewSet(inst.RootPIDs)})
 	}
-	return f
+	return out
 }
 
-// mark starts the CPU count (the end of the warm-up).
-func (f *front) mark() {
-	if f == nil {
-		return
-	}
-	for _, m := range f.meters {
-		m.Sample()
-		m.Mark()
+// mark starts the count (the end of the warm-up).
+func (s services) mark() {
+	for _, c := range s {
+		c.set.Mark()
 	}
 }
 
-// process samples the front once more and returns its record entry over wall.
-func (f *front) process(wall time.Duration) []result.Process {
-	if f == nil || len(f.meters) == 0 {
-		return nil
+// processes samples the services once more and returns their record entries over wall.
+func (s services) processes(wall time.Duration) []result.Process {
+	var out []result.Process
+	for _, c := range s {
+		c.set.Sample()
+		u, pid, ok := c.set.Usage()
+		if !ok {
+			continue
+		}
+		p := result.NewProcess(c.name, "service", pid, u, wall)
+		p.Workers = c.workers
+		out = append(out, p)
 	}
-	var u procstat.Usage
-	for _, m := range f.meters {
-		m.Sample()
-		mu := m.Usage()
-		u.User, u.System, u.PeakRSS = u.User+mu.User, u.System+mu.System, u.PeakRSS+mu.PeakRSS
-	}
-	p := result.NewProcess(f.name, "service", f.pid, u, wall)
-	p.Workers = f.workers
-	return []result.Process{p}
+	return out
 }
 
-// cost accounts for an impl and its front over the measured phase: from the end of the warm-up
-// (mark) to the end of the load (taken), not to the end of what the workload does after it (a
-// count, a consumer's catch-up, a ZeroMQ drain).
+// cost accounts for an impl and its services (its front, the stores it uses) over the measured
+// phase: from the end of the warm-up (mark) to the end of the load (taken), not to the end of
+// what the workload does after it (a count, a consumer's catch-up, a ZeroMQ drain).
 type cost struct {
 	name, cpus string
 	p          *impl.Process
-	fr         *front
+	svcs       services
 	from       time.Time // the end of the warm-up
 	procs      []result.Process
 }
@@ -76,7 +75,7 @@ type cost struct {
 // mark starts the count, then runs the workload's hook (ImplRun.Warm), if any.
 func (c *cost) mark(then func()) {
 	c.p.Mark()
-	c.fr.mark()
+	c.svcs.mark()
 	if then != nil {
 		then()
 	}
@@ -89,7 +88,7 @@ func (c *cost) taken(then func(*engine.Result)) func(*engine.Result) {
 		wall := time.Since(c.from)
 		sp := sutProcess(c.name, c.p, wall)
 		sp.CPUs = c.cpus
-		c.procs = append([]result.Process{sp}, c.fr.process(wall)...)
+		c.procs = append([]result.Process{sp}, c.svcs.processes(wall)...)
 		if then != nil {
 			then(res)
 		}

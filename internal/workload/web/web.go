@@ -23,6 +23,7 @@ import (
 	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload"
 )
@@ -159,11 +160,15 @@ type ImplRun struct {
 	// Result sees the engine's result (httpbench.Meta.Result), once the impl's cost over the
 	// measured phase is taken.
 	Result func(*engine.Result)
+	// Services are services the impl uses (a cachequeue run's stores): each whose processes
+	// iobench can see is recorded as a `service` process with its cost over the measured phase,
+	// after the impl and its front (nginx for a php_fpm impl).
+	Services []*service.Instance
 }
 
 // MeasureImplWith is MeasureImpl with what ir adds: the impl's extra environment, the edits of
-// the generator, hooks once the impl is ready and when the warm-up ends, and one on the
-// engine's result.
+// the generator, hooks once the impl is ready and when the warm-up ends, one on the engine's
+// result, and the services whose cost it records.
 func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir ImplRun) (*result.Record, error) {
 	rate, err := Rate(e, r)
 	if err != nil {
@@ -202,7 +207,8 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 			return nil, err
 		}
 	}
-	c := &cost{name: t.Name(), cpus: r.CPUs.SUT.String(), p: p, fr: frontOf(p), from: time.Now().Add(cfg.Warmup)}
+	svcs := servicesOf(append([]*service.Instance{p.Front}, ir.Services...)...)
+	c := &cost{name: t.Name(), cpus: r.CPUs.SUT.String(), p: p, svcs: svcs, from: time.Now().Add(cfg.Warmup)}
 	mark := time.AfterFunc(cfg.Warmup, func() { c.mark(ir.Warm) })
 	defer mark.Stop()
 	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: c.taken(ir.Result)})
