@@ -44,7 +44,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	var end time.Time
 	var consErr, readErr error
 	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
-		Path: route, Env: a.environ(),
+		Path: route, Env: a.environ(), Services: a.used(route),
 		Options: func(o *httpbench.Options) { o.ExpectStatus = []int{200} },
 		Config:  func(c *engine.Config) { c.Drain = true },
 		Ready: func(string) error {

@@ -36,6 +36,7 @@ func stores(ctx context.Context, e *workload.Env, r scenario.Run) (a Addrs, clea
 			return a, nil, err
 		}
 		*s.dst = v.(*service.Instance).EnvValue()
+		a.services = append(a.services, v.(*service.Instance))
 	}
 	return a.withEndpoint(func() {})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/open"
+	"github.com/iobench/iobench/internal/service"
 
 	// The stores' clients, registered with package open.
 	_ "github.com/iobench/iobench/internal/backend/memcached"
@@ -30,6 +31,7 @@ var Routes = []string{"/cache/fake", "/cache/memcached", "/cache/redis", "/cache
 // endpoint (ipc://PATH or tcp://HOST:PORT).
 type Addrs struct {
 	Redis, Memcached, ZMQ string
+	services              []*service.Instance // Redis's and Memcached's, for their cost (see used)
 }
 
 // store is what a route changes and how iobench reads it: a counter, a list, or ZeroMQ
