@@ -58,11 +58,11 @@ func (b *brokerFlags) openBroker(ctx context.Context, log *slog.Logger) (*pubBro
 	return &pubBroker{url: inst.URL, inst: inst}, nil
 }
 
-func (br *pubBroker) pids() func() []int {
+func (br *pubBroker) roots() func() []int {
 	if br.inst == nil {
 		return nil
 	}
-	return br.inst.PIDs
+	return br.inst.RootPIDs
 }
 
 func (br *pubBroker) versions() map[string]string {

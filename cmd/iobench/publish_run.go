@@ -65,7 +65,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		return err
 	}
 	defer br.close(ctx, log)
-	cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerPIDs, cfg.Log = br.url, os.Args, br.versions(), br.pids(), log
+	cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerRoots, cfg.Log = br.url, os.Args, br.versions(), br.roots(), log
 	if prog.On() {
 		cfg.Progress = stderr
 	}
@@ -74,7 +74,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	if inst != nil {
 		ic := publish.ImplConfig{
 			Installation: inst, Variant: f.variant, URL: br.url, DrainTimeout: cfg.DrainTimeout,
-			Command: os.Args, Versions: br.versions(), BrokerPIDs: br.pids(), Log: log, Progress: cfg.Progress,
+			Command: os.Args, Versions: br.versions(), BrokerRoots: br.roots(), Log: log, Progress: cfg.Progress,
 		}
 		if fs.Changed("number") {
 			ic.Count = int(cfg.Count)

@@ -90,7 +90,7 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 			var saveErr error
 			rows := publish.Seed2(ctx, publish.Seed2Config{
 				URL: br.url, Installations: insts, Scale: scale, Only: only,
-				Command: os.Args, Versions: br.versions(), BrokerPIDs: br.pids(), Log: log,
+				Command: os.Args, Versions: br.versions(), BrokerRoots: br.roots(), Log: log,
 				OnRow: func(r publish.Seed2Row) {
 					prog.Done()
 					status := "ok"

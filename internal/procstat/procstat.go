@@ -70,17 +70,6 @@ func Read(pid int) (Usage, error) {
 	return u, nil
 }
 
-// ReadAll sums the usage of several processes; those that have exited are skipped.
-func ReadAll(pids []int) Usage {
-	var total Usage
-	for _, pid := range pids {
-		if u, err := Read(pid); err == nil {
-			total = total.Add(u)
-		}
-	}
-	return total
-}
-
 func ticks(n uint64) time.Duration { return time.Duration(n) * time.Second / clockTicks }
 
 // memory returns VmRSS and VmHWM in bytes (0 when unknown, e.g. a zombie).

@@ -52,12 +52,12 @@ type Config struct {
 	KeepQueue       bool          // leave the queue and its messages after the run
 	Preset          string        // name of the preset the config came from, for the record
 
-	Command    []string          // the exact command line, for the record
-	Versions   map[string]string // service versions, for the record
-	Broker     string            // redacted broker URL and kind, for the record
-	BrokerPIDs func() []int      // RabbitMQ's processes for CPU and memory; nil when unknown
-	Log        *slog.Logger      // nil is quiet
-	Progress   io.Writer         // a terminal for a live status line; nil draws nothing
+	Command     []string          // the exact command line, for the record
+	Versions    map[string]string // service versions, for the record
+	Broker      string            // redacted broker URL and kind, for the record
+	BrokerRoots func() []int      // the roots of RabbitMQ's process trees, for its cost; nil when unknown
+	Log         *slog.Logger      // nil is quiet
+	Progress    io.Writer         // a terminal for a live status line; nil draws nothing
 }
 
 // Preset is a named configuration that reproduces one of seed 2's Go runs.

@@ -38,11 +38,11 @@ type ImplConfig struct {
 	Timeout      time.Duration // bound on the impl's run; 0 = 10 min
 	DrainTimeout time.Duration
 
-	Command    []string
-	Versions   map[string]string
-	BrokerPIDs func() []int
-	Log        *slog.Logger
-	Progress   io.Writer
+	Command     []string
+	Versions    map[string]string
+	BrokerRoots func() []int
+	Log         *slog.Logger
+	Progress    io.Writer
 }
 
 // external is the state of an impl run.
@@ -73,7 +73,7 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	cfg := Config{
 		URL: ic.URL, Queue: s.Queue, Publishers: max(s.Concurrency, 1), Persistent: s.Persistent,
 		QueueDurable: s.QueueDurable, Body: BodySeed, Count: int64(s.Count), DrainTimeout: ic.DrainTimeout,
-		Command: ic.Command, Versions: ic.Versions, BrokerPIDs: ic.BrokerPIDs, Log: ic.Log, Progress: ic.Progress,
+		Command: ic.Command, Versions: ic.Versions, BrokerRoots: ic.BrokerRoots, Log: ic.Log, Progress: ic.Progress,
 	}
 	if s.Confirm {
 		cfg.Confirm = 1
@@ -123,8 +123,7 @@ func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 		return fmt.Errorf("%w: %v", ErrImpl, err)
 	}
 	e.proc = proc
-	r.self0 = procstat.Self()
-	r.broker0 = procstat.ReadAll(r.brokerPIDs)
+	r.startCost()
 	proc.Mark()
 	r.t0 = time.Now()
 	r.obs.begin(r.t0)

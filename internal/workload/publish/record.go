@@ -18,10 +18,9 @@ import (
 // record builds the run's record.
 func (r *run) record(ctx context.Context) *result.Record {
 	c := &r.cfg
-	self := procstat.Self().Sub(r.self0)
-	var brokerUse procstat.Usage
-	if len(r.brokerPIDs) > 0 {
-		brokerUse = procstat.ReadAll(r.brokerPIDs).Sub(r.broker0)
+	self := r.self.Usage()
+	if r.broker != nil {
+		r.broker.Sample()
 	}
 	r.checks = r.brokerChecks(ctx)
 
@@ -118,7 +117,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 		rec.Counts.Lost = 0 // an interrupted run proves nothing either way
 	}
 	rec.Counts.Failed += rec.Counts.Lost
-	rec.Processes = r.processes(self, brokerUse, elapsed)
+	rec.Processes = r.processes(self, elapsed)
 	rec.Warnings = append(r.warns, r.warnings(rec, self, elapsed)...)
 	return rec
 }
@@ -165,8 +164,25 @@ func environment(versions map[string]string) result.Environment {
 	return env
 }
 
+// startCost starts measuring iobench and the broker (when the measured phase begins).
+func (r *run) startCost() {
+	r.self = procstat.NewSelfMeter()
+	if r.broker != nil {
+		r.broker.Mark()
+	}
+}
+
+// brokerUsage returns what RabbitMQ's processes used from startCost to their last sample; ok is
+// false when they were not measured.
+func (r *run) brokerUsage() (u procstat.Usage, root int, ok bool) {
+	if r.broker == nil {
+		return u, 0, false
+	}
+	return r.broker.Usage()
+}
+
 // processes reports iobench's and the broker's cost over the measured phase.
-func (r *run) processes(self, broker procstat.Usage, elapsed time.Duration) []result.Process {
+func (r *run) processes(self procstat.Usage, elapsed time.Duration) []result.Process {
 	out := []result.Process{result.NewProcess("iobench", "generator", 0, self, elapsed)}
 	if r.ext != nil {
 		out[0].Role = "observer"
@@ -176,8 +192,8 @@ func (r *run) processes(self, broker procstat.Usage, elapsed time.Duration) []re
 		}
 		out = append(out, result.NewProcess(r.ext.inst.Manifest.Name, "sut", pid, r.ext.usage, elapsed))
 	}
-	if len(r.brokerPIDs) > 0 {
-		out = append(out, result.NewProcess("rabbitmq", "service", r.brokerPIDs[0], broker, elapsed))
+	if broker, root, ok := r.brokerUsage(); ok {
+		out = append(out, result.NewProcess("rabbitmq", "service", root, broker, elapsed))
 	}
 	return out
 }
@@ -201,7 +217,7 @@ func (r *run) warnings(rec *result.Record, self procstat.Usage, elapsed time.Dur
 			w = append(w, fmt.Sprintf("iobench used %.0f%% of %d core(s): the load generator may be the limit", used*100, cores))
 		}
 	}
-	if len(r.brokerPIDs) == 0 {
+	if _, _, ok := r.brokerUsage(); !ok {
 		w = append(w, "the broker's CPU and memory were not measured (a broker not started by iobench)")
 	}
 	if pub.Nacked > 0 {

@@ -35,10 +35,10 @@ type run struct {
 	checks []string
 	warns  []string
 
-	stop           atomic.Bool // tells the publishers to stop (-d elapsed, interrupted)
-	self0, broker0 procstat.Usage
-	brokerPIDs     []int
-	ext            *external // an impl publishing instead of the built-in publishers
+	stop   atomic.Bool // tells the publishers to stop (-d elapsed, interrupted)
+	self   *procstat.SelfMeter
+	broker *procstat.Set // RabbitMQ's process trees; nil when unknown
+	ext    *external     // an impl publishing instead of the built-in publishers
 }
 
 // Run publishes as cfg says, counting what the broker accepted, and returns the record. The
@@ -137,8 +137,8 @@ func (r *run) observe(countedBy string) {
 	}
 	r.obs = newObserver(countedBy, r.counts, depth, c.Progress, c.Count)
 	r.obs.clientSide = r.ext == nil
-	if c.BrokerPIDs != nil {
-		r.brokerPIDs = c.BrokerPIDs()
+	if c.BrokerRoots != nil {
+		r.broker = procstat.NewSet(c.BrokerRoots)
 	}
 }
 
@@ -162,8 +162,7 @@ func (r *run) measure(ctx context.Context) {
 		wg.Add(1)
 		go func() { defer wg.Done(); p.run(ctx, start) }()
 	}
-	r.self0 = procstat.Self()
-	r.broker0 = procstat.ReadAll(r.brokerPIDs)
+	r.startCost()
 	r.t0 = time.Now()
 	r.obs.begin(r.t0)
 	stopObs := make(chan struct{})

@@ -55,10 +55,10 @@ type Seed2Config struct {
 	// Only, when not empty, keeps the rows whose variant or preset is listed.
 	Only []string
 
-	Command    []string
-	Versions   map[string]string
-	BrokerPIDs func() []int
-	Log        *slog.Logger
+	Command     []string
+	Versions    map[string]string
+	BrokerRoots func() []int
+	Log         *slog.Logger
 	// OnRow is called after each row with its result (e.g. to print progress or save it).
 	OnRow func(Seed2Row)
 }
@@ -80,7 +80,7 @@ func Seed2(ctx context.Context, cfg Seed2Config) []Seed2Row {
 		}
 		if row.Lang == "Go" {
 			c := DefaultConfig()
-			c.URL, c.Command, c.Versions, c.BrokerPIDs, c.Log = cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerPIDs, cfg.Log
+			c.URL, c.Command, c.Versions, c.BrokerRoots, c.Log = cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerRoots, cfg.Log
 			_ = ApplyPreset(&c, row.Variant)
 			c.Count = scaled(c.Count, scale, int64(c.Publishers))
 			row.Record, row.Err = Run(ctx, c)
@@ -93,7 +93,7 @@ func Seed2(ctx context.Context, cfg Seed2Config) []Seed2Row {
 				row.Record, row.Err = RunImpl(ctx, ImplConfig{
 					Installation: inst, Variant: row.Variant, URL: cfg.URL,
 					Count:   int(scaled(int64(s.Count), scale, int64(max(s.Concurrency, 1)))),
-					Command: cfg.Command, Versions: cfg.Versions, BrokerPIDs: cfg.BrokerPIDs, Log: cfg.Log,
+					Command: cfg.Command, Versions: cfg.Versions, BrokerRoots: cfg.BrokerRoots, Log: cfg.Log,
 				})
 			}
 		}

@@ -46,7 +46,7 @@ func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Rec
 	}
 	ic := ImplConfig{Installation: t.Inst, Variant: t.Variant.Name, URL: br.URL, Command: e.Command, Progress: e.Progress}
 	if br.Kind == service.KindLocal {
-		ic.BrokerPIDs, ic.Versions = br.PIDs, map[string]string{"rabbitmq": br.Version}
+		ic.BrokerRoots, ic.Versions = br.RootPIDs, map[string]string{"rabbitmq": br.Version}
 	}
 	if v, ok := r.Params["scale"].(float64); ok {
 		_, s, _ := settings(t.Inst.Manifest, t.Variant.Name)
