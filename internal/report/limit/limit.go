@@ -1,0 +1,187 @@
+// Package limit says which process limited a run, from the costs its record measured: a process
+// whose every busy thread was saturated (more load could not make it go faster), the machine's
+// CPU as a whole (the measured processes used nearly all its cores), both, or nothing (the run
+// waited on I/O or on latency). It reads a record's processes only and knows no impl by name.
+package limit
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/iobench/iobench/internal/result"
+)
+
+// The thresholds, in percent.
+const (
+	// BusyThread is the share of one core from which a thread is one its process works on; a
+	// thread below it (a garbage collector, a timer, an idle worker) does not hold the process back.
+	BusyThread = 20.0
+	// SaturatedThread is the share of one core from which a busy thread is saturated: it ran
+	// nearly all the time (10 ms clock ticks and the window's edges take a few points off 100).
+	SaturatedThread = 85.0
+	// SaturatedCPU is the share of all the machine's cores (cores × 100% of one) from which the
+	// measured processes together saturated the CPU.
+	SaturatedCPU = 90.0
+	// shownShare is the share of all cores below which a process is left out of the CPU's list.
+	shownShare = 1.0
+)
+
+// Verdict is what limited one run.
+type Verdict struct {
+	Saturated []Process // the processes whose every busy thread was saturated, in the record's order
+	CPU       bool      // the measured processes used at least SaturatedCPU of all cores
+	Busy      float64   // what the measured processes used, in percent of all cores; 0 when cores are unknown
+	Cores     int       // the machine's cores; 0 when unknown
+	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare
+	MaxThread float64   // the busiest thread of any process, in percent of one core
+	MaxOf     string    // the process of that thread
+	Threads   bool      // some process has per-thread figures
+	Measured  bool      // the record has process costs
+}
+
+// Process is a saturated process: its label and its busy threads, in percent of one core.
+type Process struct {
+	Name    string
+	Threads []float64
+}
+
+// Share is one process's share of all the machine's cores, in percent.
+type Share struct {
+	Name    string
+	Percent float64
+}
+
+// OfRecord is Of for a record's processes and its machine's cores.
+func OfRecord(rec *result.Record) Verdict {
+	return Of(rec.Processes, rec.Environment.Cores)
+}
+
+// Of judges the processes of one run on a machine of cores cores (0: unknown, and the CPU as a
+// whole is not judged). Each process's figures are already over the run's measured wall time.
+func Of(procs []result.Process, cores int) Verdict {
+	v := Verdict{Cores: cores, Measured: len(procs) > 0}
+	var total float64
+	for _, p := range procs {
+		total += p.CPUPercent
+		if len(p.HotThreads) > 0 && slices.Max(p.HotThreads) >= v.MaxThread {
+			v.Threads, v.MaxThread, v.MaxOf = true, slices.Max(p.HotThreads), label(p)
+		}
+		if busy, ok := saturated(p.HotThreads); ok {
+			v.Saturated = append(v.Saturated, Process{Name: label(p), Threads: busy})
+		}
+	}
+	if cores > 0 {
+		v.Busy = total / float64(cores)
+		v.CPU = v.Busy >= SaturatedCPU
+		v.Shares = shares(procs, cores)
+	}
+	return v
+}
+
+// saturated returns the busy threads of a process and whether every one of them is saturated
+// (false without a busy thread).
+func saturated(threads []float64) ([]float64, bool) {
+	var busy []float64
+	for _, t := range threads {
+		if t >= BusyThread {
+			busy = append(busy, t)
+		}
+	}
+	ok := len(busy) > 0
+	for _, t := range busy {
+		ok = ok && t >= SaturatedThread
+	}
+	return busy, ok
+}
+
+// label names a process in a verdict: "generator" for the load generator, else its name.
+func label(p result.Process) string {
+	if p.Role == "generator" {
+		return "generator"
+	}
+	return p.Name
+}
+
+// shares returns each process's share of all cores, largest first, leaving out the smallest.
+func shares(procs []result.Process, cores int) []Share {
+	var out []Share
+	for _, p := range procs {
+		if s := p.CPUPercent / float64(cores); s >= shownShare {
+			out = append(out, Share{Name: label(p), Percent: s})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Share) int { return cmp.Compare(b.Percent, a.Percent) })
+	return out
+}
+
+// Who names what limited the run in a few words: "node-hello", "generator, node-hello", "the
+// CPU", "node-hello and the CPU", "nothing" or "not known".
+func (v Verdict) Who() string {
+	var names []string
+	for _, p := range v.Saturated {
+		names = append(names, p.Name)
+	}
+	switch procs := strings.Join(names, ", "); {
+	case procs != "" && v.CPU:
+		return procs + " and the CPU"
+	case procs != "":
+		return procs
+	case v.CPU:
+		return "the CPU"
+	case v.Threads:
+		return "nothing"
+	}
+	return "not known"
+}
+
+// String says the verdict in one line, with the figures behind it.
+func (v Verdict) String() string {
+	var procs []string
+	for _, p := range v.Saturated {
+		procs = append(procs, p.String())
+	}
+	saturated := strings.Join(procs, "; ")
+	switch {
+	case !v.Measured:
+		return "not known: the record has no process costs"
+	case saturated != "" && v.CPU:
+		return "both saturated: " + saturated + "; the CPU: " + v.cpu()
+	case saturated != "":
+		return saturated
+	case v.CPU:
+		return "the CPU: " + v.cpu()
+	case v.Threads && v.MaxThread >= SaturatedThread:
+		return fmt.Sprintf("no process saturated in every busy thread (%s's busiest at %s of a core; its other busy ones had room)",
+			v.MaxOf, pct(v.MaxThread))
+	case v.Threads:
+		return fmt.Sprintf("nothing saturated (max thread %s): the run waited on I/O or latency", pct(v.MaxThread))
+	case v.Cores > 0:
+		return fmt.Sprintf("not known: the record has no per-thread CPU (the measured processes used %s of %d cores)", pct(v.Busy), v.Cores)
+	}
+	return "not known: the record has neither per-thread CPU nor the machine's cores"
+}
+
+// cpu describes the machine's CPU: "2 cores 96% busy (generator 48%, node-hello 47%)".
+func (v Verdict) cpu() string {
+	var parts []string
+	for _, s := range v.Shares {
+		parts = append(parts, s.Name+" "+pct(s.Percent))
+	}
+	return fmt.Sprintf("%d cores %s busy (%s)", v.Cores, pct(v.Busy), strings.Join(parts, ", "))
+}
+
+// String describes a saturated process: "node-hello: its one busy thread at 97% of a core".
+func (p Process) String() string {
+	t := p.Threads
+	switch len(t) {
+	case 1:
+		return fmt.Sprintf("%s: its one busy thread at %s of a core", p.Name, pct(t[0]))
+	case 2:
+		return fmt.Sprintf("%s: its 2 busy threads at %s and %s of a core", p.Name, pct(t[0]), pct(t[1]))
+	}
+	return fmt.Sprintf("%s: its %d busy threads at %.0f–%s of a core", p.Name, len(t), slices.Min(t), pct(slices.Max(t)))
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.0f%%", v) }
