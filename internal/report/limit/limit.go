@@ -7,6 +7,7 @@ package limit
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -37,6 +38,7 @@ type Verdict struct {
 	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare
 	MaxThread float64   // the busiest thread of any process, in percent of one core
 	MaxOf     string    // the process of that thread
+	SUT       bool      // a system under test (a process of role sut) was measured
 	Threads   bool      // some process has per-thread figures
 	Measured  bool      // the record has process costs
 }
@@ -65,6 +67,7 @@ func Of(procs []result.Process, cores int) Verdict {
 	var total float64
 	for _, p := range procs {
 		total += p.CPUPercent
+		v.SUT = v.SUT || p.Role == "sut"
 		if len(p.HotThreads) > 0 && slices.Max(p.HotThreads) >= v.MaxThread {
 			v.Threads, v.MaxThread, v.MaxOf = true, slices.Max(p.HotThreads), label(p)
 		}
@@ -155,6 +158,9 @@ func (v Verdict) String() string {
 	case v.Threads && v.MaxThread >= SaturatedThread:
 		return fmt.Sprintf("no process saturated in every busy thread (%s's busiest at %s of a core; its other busy ones had room)",
 			v.MaxOf, pct(v.MaxThread))
+	case v.Threads && !v.SUT:
+		return fmt.Sprintf("nothing measured saturated (max thread %s): the run waited on the system under test (not measured), I/O or latency",
+			pct(v.MaxThread))
 	case v.Threads:
 		return fmt.Sprintf("nothing saturated (max thread %s): the run waited on I/O or latency", pct(v.MaxThread))
 	case v.Cores > 0:
@@ -181,7 +187,18 @@ func (p Process) String() string {
 	case 2:
 		return fmt.Sprintf("%s: its 2 busy threads at %s and %s of a core", p.Name, pct(t[0]), pct(t[1]))
 	}
-	return fmt.Sprintf("%s: its %d busy threads at %.0f–%s of a core", p.Name, len(t), slices.Min(t), pct(slices.Max(t)))
+	return fmt.Sprintf("%s: its %d busy threads at %s–%s of a core", p.Name, len(t), strings.TrimSuffix(pct(slices.Min(t)), "%"), pct(slices.Max(t)))
 }
 
-func pct(v float64) string { return fmt.Sprintf("%.0f%%", v) }
+// pct formats a percentage rounded down, so that a figure shown at a threshold has reached it.
+func pct(v float64) string { return fmt.Sprintf("%.0f%%", math.Floor(v)) }
+
+// ThreadsText lists a process's busiest threads for a cost line: "97% 2%" (of one core each,
+// rounded down as in the verdicts); "" when they were not measured.
+func ThreadsText(p result.Process) string {
+	var parts []string
+	for _, t := range p.HotThreads {
+		parts = append(parts, pct(t))
+	}
+	return strings.Join(parts, " ")
+}

@@ -11,8 +11,12 @@ func proc(name, role string, cpu float64, threads ...float64) result.Process {
 }
 
 func TestOf(t *testing.T) {
-	gen := func(cpu float64, threads ...float64) result.Process { return proc("iobench", "generator", cpu, threads...) }
-	sut := func(name string, cpu float64, threads ...float64) result.Process { return proc(name, "sut", cpu, threads...) }
+	gen := func(cpu float64, threads ...float64) result.Process {
+		return proc("iobench", "generator", cpu, threads...)
+	}
+	sut := func(name string, cpu float64, threads ...float64) result.Process {
+		return proc(name, "sut", cpu, threads...)
+	}
 	for _, tc := range []struct {
 		name  string
 		procs []result.Process
@@ -26,16 +30,19 @@ func TestOf(t *testing.T) {
 			"go-hello", "go-hello: its 2 busy threads at 95% and 94% of a core"},
 		{"a pool of workers", []result.Process{sut("php-cachequeue", 360, 97, 88, 91, 90), proc("redis", "service", 20, 19)}, 8,
 			"php-cachequeue", "php-cachequeue: its 4 busy threads at 88–97% of a core"},
+		{"rounded down", []result.Process{sut("a", 99.9, 99.9)}, 0, "a", "a: its one busy thread at 99% of a core"},
 		{"a busy thread with room", []result.Process{sut("node-hello", 122, 97, 25)}, 4,
 			"nothing", "no process saturated in every busy thread (node-hello's busiest at 97% of a core; its other busy ones had room)"},
 		{"just busy, just saturated", []result.Process{sut("a", 105, 85, 19.9)}, 4, "a", "a: its one busy thread at 85% of a core"},
-		{"just below saturated", []result.Process{sut("a", 84.9, 84.9)}, 4, "nothing", "nothing saturated (max thread 85%): the run waited on I/O or latency"},
+		{"just below saturated", []result.Process{sut("a", 84.9, 84.9)}, 4, "nothing", "nothing saturated (max thread 84%): the run waited on I/O or latency"},
 		{"idle threads only", []result.Process{sut("a", 30, 19, 11)}, 4, "nothing", "nothing saturated (max thread 19%): the run waited on I/O or latency"},
 		{"the CPU", []result.Process{gen(96, 50, 46), sut("node-hello", 94, 60, 30), proc("nginx", "service", 0.5, 0.5)}, 2,
 			"the CPU", "the CPU: 2 cores 95% busy (generator 48%, node-hello 47%)"},
+		{"generator alone", []result.Process{gen(40, 30, 10)}, 2,
+			"nothing", "nothing measured saturated (max thread 30%): the run waited on the system under test (not measured), I/O or latency"},
 		{"CPU at the threshold", []result.Process{gen(90), sut("a", 90)}, 2, "the CPU", "the CPU: 2 cores 90% busy (generator 45%, a 45%)"},
 		{"both", []result.Process{gen(95, 60, 35), sut("node-hello", 97, 97)}, 2,
-			"node-hello and the CPU", "both saturated: node-hello: its one busy thread at 97% of a core; the CPU: 2 cores 96% busy (node-hello 48%, generator 48%)"},
+			"node-hello and the CPU", "both saturated: node-hello: its one busy thread at 97% of a core; the CPU: 2 cores 96% busy (node-hello 48%, generator 47%)"},
 		{"two saturated processes", []result.Process{gen(98, 98), sut("redis-like", 96, 96)}, 8,
 			"generator, redis-like", "generator: its one busy thread at 98% of a core; redis-like: its one busy thread at 96% of a core"},
 		{"older record", []result.Process{gen(40), sut("a", 60)}, 2,
@@ -58,5 +65,14 @@ func TestOfRecord(t *testing.T) {
 	rec := &result.Record{Environment: result.Environment{Cores: 1}, Processes: []result.Process{proc("a", "sut", 95, 95)}}
 	if v := OfRecord(rec); !v.CPU || v.Who() != "a and the CPU" {
 		t.Errorf("verdict %+v, who %q", v, v.Who())
+	}
+}
+
+func TestThreadsText(t *testing.T) {
+	if got := ThreadsText(proc("a", "sut", 100, 97.6, 2.2)); got != "97% 2%" {
+		t.Errorf("ThreadsText %q", got)
+	}
+	if got := ThreadsText(proc("a", "sut", 100)); got != "" {
+		t.Errorf("ThreadsText without threads %q", got)
 	}
 }
