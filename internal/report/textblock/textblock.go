@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/iobench/iobench/internal/report/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
 )
@@ -138,14 +139,22 @@ func socketErrors(c result.Counts) string {
 	return fmt.Sprintf("connect %d, read %d, write %d, timeout %d", e["connect"], e["read"], e["write"], e["timeout"])
 }
 
+// cost writes each process's cost (the CPUs it was pinned to, its busiest threads, where known)
+// and what limited the run.
 func cost(p *printer, rec *result.Record) {
 	for _, pr := range rec.Processes {
-		pinned := ""
+		extra := ""
 		if pr.CPUs != "" {
-			pinned = ", on CPU " + pr.CPUs
+			extra = ", on CPU " + pr.CPUs
+		}
+		if s := limit.ThreadsText(pr); s != "" {
+			extra += ", busiest threads " + s
 		}
 		p.f("%-13s %.2f CPU-s (%.0f%% of a core), peak RSS %s%s\n", pr.Role+" "+pr.Name+":",
-			pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)), pinned)
+			pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)), extra)
+	}
+	if len(rec.Processes) > 0 {
+		p.f("Limit: %s\n", limit.OfRecord(rec))
 	}
 }
 

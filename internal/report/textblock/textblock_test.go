@@ -29,8 +29,10 @@ func fixture(open bool) *result.Record {
 		Throughput: result.Throughput{Unit: "req/s", Mean: 999, PeakSecond: 1100.5, BytesPerSec: 123456.7},
 		Latency:    h.Summary(),
 		ThreadRate: stats.Rates([]float64{480, 500, 520, 510, 490}),
-		Processes:  []result.Process{{Name: "iobench", Role: "generator", CPUUser: 1.5, CPUSystem: 2.25, PeakRSS: 8 << 20, CPUPercent: 37.5}},
-		Warnings:   []string{"p99.99 rests on 1 samples beyond it"},
+		Processes: []result.Process{{Name: "iobench", Role: "generator", CPUUser: 1.5, CPUSystem: 2.25, PeakRSS: 8 << 20, CPUPercent: 37.5,
+			HotThreads: []float64{20.1, 17.4}}},
+		Environment: result.Environment{Cores: 2},
+		Warnings:    []string{"p99.99 rests on 1 samples beyond it"},
 	}
 	if open {
 		rec.LoadModel = "open"

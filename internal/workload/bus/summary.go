@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/iobench/iobench/internal/report/limit"
 	"github.com/iobench/iobench/internal/result"
 )
 
@@ -79,16 +80,17 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	if len(rec.Processes) > 0 {
 		sb.WriteString("\n")
 		tw = tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "process\tcpu s\tcpu %\tcpu ms/1k commands\tpeak rss\t")
+		fmt.Fprintln(tw, "process\tcpu s\tcpu %\tcpu ms/1k commands\tpeak rss\tbusiest threads\t")
 		for _, pr := range rec.Processes {
 			cpu := pr.CPUUser + pr.CPUSystem
 			perK := 0.0
 			if b.Commands > 0 {
 				perK = 1000 * cpu * 1000 / float64(b.Commands)
 			}
-			fmt.Fprintf(tw, "%s\t%.2f\t%.0f\t%.1f\t%s\t\n", pr.Name, cpu, pr.CPUPercent, perK, mib(pr.PeakRSS))
+			fmt.Fprintf(tw, "%s\t%.2f\t%.0f\t%.1f\t%s\t%s\t\n", pr.Name, cpu, pr.CPUPercent, perK, mib(pr.PeakRSS), limit.ThreadsText(pr))
 		}
 		tw.Flush()
+		fmt.Fprintf(&sb, "limit: %s\n", limit.OfRecord(rec))
 	}
 	for _, w := range rec.Warnings {
 		fmt.Fprintf(&sb, "warning: %s\n", w)

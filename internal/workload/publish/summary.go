@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/iobench/iobench/internal/report/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
 )
@@ -74,7 +75,14 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 		fmt.Fprintf(&b, "  checked: %s\n", c)
 	}
 	for _, pr := range rec.Processes {
-		fmt.Fprintf(&b, "  cost: %-10s %6.2fs CPU (%5.1f%% of a core)  peak RSS %s\n", pr.Name, pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)))
+		fmt.Fprintf(&b, "  cost: %-10s %6.2fs CPU (%5.1f%% of a core)  peak RSS %s", pr.Name, pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)))
+		if s := limit.ThreadsText(pr); s != "" {
+			b.WriteString("  busiest threads " + s)
+		}
+		b.WriteString("\n")
+	}
+	if len(rec.Processes) > 0 {
+		fmt.Fprintf(&b, "  limit: %s\n", limit.OfRecord(rec))
 	}
 	if rec.Interrupted {
 		b.WriteString("  INTERRUPTED: the numbers cover the part that ran\n")
