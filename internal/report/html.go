@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/iobench/iobench/internal/report/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 	"github.com/iobench/iobench/internal/units"
@@ -27,9 +28,10 @@ var (
 	pageSrc string
 
 	pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-		"addf": func(a, b float64) float64 { return a + b },
-		"mib":  func(n uint64) string { return fmt.Sprintf("%.0f", float64(n)/(1<<20)) },
-		"ms":   func(d result.Duration) time.Duration { return d.Std().Round(time.Millisecond) },
+		"addf":    func(a, b float64) float64 { return a + b },
+		"mib":     func(n uint64) string { return fmt.Sprintf("%.0f", float64(n)/(1<<20)) },
+		"ms":      func(d result.Duration) time.Duration { return d.Std().Round(time.Millisecond) },
+		"threads": limit.ThreadsText,
 	}).Parse(pageSrc))
 )
 
@@ -94,6 +96,7 @@ type runView struct {
 	Command                   string
 	Params, Env, Counts       []kv
 	Processes                 []result.Process
+	Limit                     string // what limited the run; "" without process costs
 	Phases                    []result.Phase
 	Warnings                  []string
 }
@@ -397,6 +400,9 @@ func runPage(r *result.Record, label, anchor, col string, withEnv bool) runView 
 	v := runView{Anchor: anchor, Label: label, Color: col, Verified: Verified(r), Flaw: flawText(Status(r), r.Expect), Interrupted: r.Interrupted,
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: r.Duration.Std().Round(time.Millisecond).String(),
 		Target: r.Target, Command: ShellQuote(r.Command), Processes: r.Processes, Warnings: r.Warnings}
+	if len(r.Processes) > 0 {
+		v.Limit = limit.OfRecord(r).String()
+	}
 	if w, ok := workload.Lookup(r.Workload); ok && w.Phases != nil {
 		v.Phases = w.Phases(r)
 	}

@@ -23,22 +23,32 @@ func withSUT(impl, variant, load string, tp, cpu float64, rss uint64, ops int64,
 	return r
 }
 
+// withThreads gives r's generator and SUT (withSUT's) their share of a core and the SUT its
+// busiest threads, on a machine of 2 cores.
+func withThreads(r *result.Record, gen, sut float64, threads ...float64) *result.Record {
+	r.Environment.Cores = 2
+	r.Processes[0].CPUPercent, r.Processes[0].HotThreads = gen, []float64{gen * 0.6, gen * 0.4}
+	r.Processes[1].CPUPercent, r.Processes[1].HotThreads = sut, threads
+	return r
+}
+
 // langRecords are two repeats each of a Go and a Python hello server, and of a variant that
-// reproduces a seed flaw on purpose (its runs have errors).
+// reproduces a seed flaw on purpose (its runs have errors). Go's runs saturate the CPU, the
+// first Python run its one thread (the second not quite), the flawed variant nothing.
 func langRecords() []*result.Record {
 	flawed := func(start int) *result.Record {
 		r := withSUT("php-react", "seed", "closed", 500, 1, 30<<20, 5000, start)
 		r.Counts.Failed, r.Counts.Errors, r.Expect = 865, map[string]int64{"length": 865}, []string{"content-length-mismatch"}
-		return r
+		return withThreads(r, 10, 12, 12)
 	}
 	return []*result.Record{
-		withSUT("go-hello", "async", "closed", 100000, 1.0, 16<<20, 1000000, 1),
-		withSUT("python-asyncio-hello", "async", "closed", 40000, 0.96, 22<<20, 400000, 2),
+		withThreads(withSUT("go-hello", "async", "closed", 100000, 1.0, 16<<20, 1000000, 1), 30, 165, 70, 65, 30),
+		withThreads(withSUT("python-asyncio-hello", "async", "closed", 40000, 0.96, 22<<20, 400000, 2), 40, 98, 97),
 		flawed(3),
-		withSUT("go-hello", "async", "closed", 110000, 1.2, 17<<20, 1100000, 4),
-		withSUT("python-asyncio-hello", "async", "closed", 38000, 0.9, 23<<20, 380000, 5),
+		withThreads(withSUT("go-hello", "async", "closed", 110000, 1.2, 17<<20, 1100000, 4), 32, 160, 68, 66, 26),
+		withThreads(withSUT("python-asyncio-hello", "async", "closed", 38000, 0.9, 23<<20, 380000, 5), 40, 81, 80),
 		flawed(6),
-		withSUT("go-hello", "async", "open", 50000, 0.5, 16<<20, 500000, 7),
+		withThreads(withSUT("go-hello", "async", "open", 50000, 0.5, 16<<20, 500000, 7), 20, 75, 40, 35),
 	}
 }
 
@@ -120,7 +130,9 @@ func TestLangsGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "summary-langs.md.golden"), md.Bytes())
 	golden.Check(t, filepath.Join("testdata", "summary-langs.txt.golden"), text.Bytes())
 	page := string(renderHTML(t, langRecords()))
-	for _, want := range []string{"Impls side by side", `<span class="flaw">seed flaw reproduced (content-length-mismatch)</span>`, "1.05ms", "23.0 MiB"} {
+	for _, want := range []string{"Impls side by side", `<span class="flaw">seed flaw reproduced (content-length-mismatch)</span>`, "1.05ms", "23.0 MiB",
+		"What limited each run", "<td>mixed over 2 runs: python-asyncio-hello in 1, nothing in 1 (each run&#39;s block says how)</td>",
+		"<strong>Limit:</strong> python-asyncio-hello: its one busy thread at 97% of a core", `<td class="num">70% 65% 30%</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -14,7 +14,8 @@ import (
 // Markdown writes summary.md: one table row per group of repeats (workload, impl, mode, load
 // model) with the throughput median and spread, the p99 median, whether every run verified (or
 // reproduced the seed flaw its variant expects) and how many warnings there were; then the impls
-// side by side with their own cost; then the async/sync ratios per workload.
+// side by side with their own cost; then the sections (what limited each group's runs, the
+// workloads' own tables); then the async/sync ratios per workload.
 func Markdown(w io.Writer, recs []*result.Record) error {
 	groups := Aggregate(recs)
 	ratios := Ratios(groups)
@@ -57,7 +58,8 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 
 // SummaryText writes the terminal's summary table: one line per group of repeats (workload,
 // impl, mode, load model) with the throughput median and spread, the p99 median and whether every
-// run verified, then one line per async/sync ratio, then the impls side by side with their cost.
+// run verified, then one line per async/sync ratio, then the impls side by side with their cost,
+// then the sections (what limited each group's runs, the workloads' own tables).
 func SummaryText(w io.Writer, recs []*result.Record) error {
 	groups := Aggregate(recs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -7,9 +7,10 @@ import (
 	"text/tabwriter"
 )
 
-// section is a table a workload adds to every report (the fanout's overlap, the bus's phases
-// beside the seed): a title, a note on how to read it, a head and rows of cells, written alike
-// in the terminal, summary.md and report.html. Num marks the columns holding numbers.
+// section is a table a report adds after the impls side by side (what limited each run, the
+// fanout's overlap, the bus's phases beside the seed): a title, a note on how to read it, a head
+// and rows of cells, written alike in the terminal, summary.md and report.html. Num marks the
+// columns holding numbers.
 type section struct {
 	ID, Title, Note string
 	Head            []string
@@ -17,10 +18,10 @@ type section struct {
 	Rows            [][]string
 }
 
-// sections returns the workload sections that have rows, in report order.
+// sections returns the sections that have rows, in report order.
 func sections(groups []Group) []section {
 	var out []section
-	for _, s := range []section{overlapSection(groups), phasesSection(groups)} {
+	for _, s := range []section{limitSection(groups), overlapSection(groups), phasesSection(groups)} {
 		if len(s.Rows) > 0 {
 			out = append(out, s)
 		}

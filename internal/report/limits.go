@@ -1,0 +1,78 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/iobench/iobench/internal/report/limit"
+)
+
+// limitRow is one group's answer to what limited its runs.
+type limitRow struct {
+	Key   Key
+	Limit string
+}
+
+// limitRows returns a row per group whose runs measured some process, in the groups' order.
+func limitRows(groups []Group) []limitRow {
+	var rows []limitRow
+	for _, g := range groups {
+		if s := groupLimit(g); s != "" {
+			rows = append(rows, limitRow{Key: g.Key, Limit: s})
+		}
+	}
+	return rows
+}
+
+// groupLimit says what limited a group's runs: the verdict of its first run when every run's
+// names the same limit, else how many runs each names; "" when no run measured a process.
+func groupLimit(g Group) string {
+	var whos []string
+	first := map[string]limit.Verdict{}
+	count := map[string]int{}
+	n := 0
+	for _, r := range g.Records {
+		if len(r.Processes) == 0 {
+			continue
+		}
+		v := limit.OfRecord(r)
+		if _, ok := first[v.Who()]; !ok {
+			whos, first[v.Who()] = append(whos, v.Who()), v
+		}
+		count[v.Who()]++
+		n++
+	}
+	switch {
+	case n == 0:
+		return ""
+	case len(whos) == 1 && n == 1:
+		return first[whos[0]].String()
+	case len(whos) == 1:
+		return fmt.Sprintf("%s — all %d runs alike, figures of the first", first[whos[0]], n)
+	}
+	parts := make([]string, len(whos))
+	for i, w := range whos {
+		parts[i] = fmt.Sprintf("%s in %d", w, count[w])
+	}
+	return fmt.Sprintf("mixed over %d runs: %s (each run's block says how)", n, strings.Join(parts, ", "))
+}
+
+// limitNote says how the limit is judged.
+var limitNote = fmt.Sprintf("A process limited a run when every busy thread of it (%g%% of a core or more) ran at %g%% of a core "+
+	"or more; the CPU did when the measured processes together used %g%% of all cores or more. Figures are over the "+
+	"measured phase, in percent of one core (threads) or of all cores (the CPU).",
+	limit.BusyThread, limit.SaturatedThread, limit.SaturatedCPU)
+
+func (r limitRow) cells() []string {
+	return []string{r.Key.Workload, dash(r.Key.Load()), r.Key.ImplLabel(), dash(r.Key.Mode), r.Limit}
+}
+
+// limitSection is the table of what limited each group's runs.
+func limitSection(groups []Group) section {
+	s := section{ID: "limit", Title: "What limited each run", Note: limitNote,
+		Head: []string{"workload", "load", "impl", "mode", "limit"}, Num: make([]bool, 5)}
+	for _, r := range limitRows(groups) {
+		s.Rows = append(s.Rows, r.cells())
+	}
+	return s
+}
