@@ -7,5 +7,6 @@
 // Meter follows a whole process tree, a system under test with its workers, and is the one place
 // where the CPU seconds, the peak memory and the busiest threads of a tree are measured; its
 // documentation says what exactly it counts. Set is a Meter per root of a service whose processes
-// may change (a restarted broker); SelfMeter measures the calling process alone, the generator.
+// may change (a restarted broker); SelfMeter measures the calling process alone, the generator;
+// MachineMeter how busy all the machine's cores were, whoever used them.
 package procstat

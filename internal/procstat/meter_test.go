@@ -268,3 +268,14 @@ func TestAddKeepsBusiestThreads(t *testing.T) {
 		t.Fatalf("Add changed its receiver's threads: %v", a.Threads)
 	}
 }
+
+// TestMachineMeter burns 0.3 s of CPU: the machine was busy, and never more than all its cores.
+func TestMachineMeter(t *testing.T) {
+	m := NewMachineMeter()
+	end := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(end) {
+	}
+	if b := m.Busy(); b <= 0 || b > 100 {
+		t.Fatalf("machine %v%% busy while this test burnt a core", b)
+	}
+}
