@@ -26,16 +26,16 @@ type Meta struct {
 	Result func(*engine.Result)
 }
 
-// Measure runs cfg and returns its record, with the generator's cost (its busiest threads too)
-// and the warnings.
+// Measure runs cfg and returns its record, with the generator's cost (its busiest threads too),
+// how busy the machine was, and the warnings.
 func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, error) {
-	self, t0 := procstat.NewSelfMeter(), time.Now()
+	self, machine, t0 := procstat.NewSelfMeter(), procstat.NewMachineMeter(), time.Now()
 	res, err := engine.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	wall := time.Since(t0)
-	used := self.Usage()
+	used, busy := self.Usage(), machine.Busy()
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
 	if m.Result != nil {
@@ -46,6 +46,7 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 		name = "iobench"
 	}
 	rec.Processes = append(rec.Processes, result.NewProcess(name, "generator", os.Getpid(), used, wall))
+	rec.MachineCPU = busy
 	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU(), Planned: plannedDuration(cfg)})
 	return rec, nil
 }

@@ -1,6 +1,7 @@
 package procstat
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -22,14 +23,14 @@ func NewMachineMeter() *MachineMeter {
 	return m
 }
 
-// Busy returns how busy all cores were since NewMachineMeter, in percent of all of them; 0 when
-// /proc/stat cannot be read or no time has passed.
+// Busy returns how busy all cores were since NewMachineMeter, in percent of all of them to 0.1;
+// 0 when /proc/stat cannot be read or no time has passed.
 func (m *MachineMeter) Busy() float64 {
 	busy, total, ok := cpuTimes()
 	if !m.ok || !ok || total <= m.total {
 		return 0
 	}
-	return 100 * float64(busy-m.busy) / float64(total-m.total)
+	return math.Round(1000*float64(busy-m.busy)/float64(total-m.total)) / 10
 }
 
 // cpuTimes reads the first line of /proc/stat, the sum over all cores: busy and total clock ticks.

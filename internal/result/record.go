@@ -33,6 +33,7 @@ type Record struct {
 	Threads       []ThreadStats  `json:"threads,omitempty"`             // per worker thread
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
 	Processes     []Process      `json:"processes,omitempty"`
+	MachineCPU    float64        `json:"machine_cpu_percent,omitempty"` // all cores busy, % of all, every process (measured or not); 0 unknown
 	Warnings      []string       `json:"warnings,omitempty"`
 	Seed          *Seed          `json:"seed,omitempty"`       // the seed's published figure for this setup
 	Bus           *Bus           `json:"bus,omitempty"`        // bus workload only

@@ -62,6 +62,7 @@ type run struct {
 	t         *tally
 	obs       *observer
 	self      *procstat.SelfMeter
+	machine   *procstat.MachineMeter
 	brokerM   *meter
 	dbM       *meter
 	suts      []*sut.Process
@@ -135,7 +136,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	r.t = newTally(r.cfg.N, killAt)
 	r.start = time.Now()
 	r.deadline = r.start.Add(r.cfg.Timeout)
-	r.self = procstat.NewSelfMeter()
+	r.self, r.machine = procstat.NewSelfMeter(), procstat.NewMachineMeter()
 	r.brokerM = newMeter(r.cfg.Broker.Roots)
 	defer r.brokerM.stop()
 	r.dbM = newMeter(r.cfg.Database.Roots)
@@ -172,6 +173,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	}
 	broker := newCost(r.brokerM) // before the consumer stops, while its database sessions live
 	dbCost := newCost(r.dbM)
+	busy := r.machine.Busy()
 	if cur := r.current(); cur != nil {
 		r.obs.setStatus("stopping")
 		_ = cur.Stop()
@@ -192,6 +194,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	rec := r.record(end, out)
 	r.account(rec, rows, distinct, left)
 	r.processes(rec, end, selfUse, broker, dbCost)
+	rec.MachineCPU = busy
 	rec.Warnings = append(rec.Warnings, r.warnings...)
 	if lerr != nil {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("could not read the queue depth after the run: %v", lerr))

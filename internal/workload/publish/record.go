@@ -18,7 +18,7 @@ import (
 // record builds the run's record.
 func (r *run) record(ctx context.Context) *result.Record {
 	c := &r.cfg
-	self := r.self.Usage()
+	self, busy := r.self.Usage(), r.machine.Busy()
 	if r.broker != nil {
 		r.broker.Sample()
 	}
@@ -117,7 +117,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 		rec.Counts.Lost = 0 // an interrupted run proves nothing either way
 	}
 	rec.Counts.Failed += rec.Counts.Lost
-	rec.Processes = r.processes(self, elapsed)
+	rec.Processes, rec.MachineCPU = r.processes(self, elapsed), busy
 	rec.Warnings = append(r.warns, r.warnings(rec, self, elapsed)...)
 	return rec
 }
@@ -164,9 +164,9 @@ func environment(versions map[string]string) result.Environment {
 	return env
 }
 
-// startCost starts measuring iobench and the broker (when the measured phase begins).
+// startCost starts measuring iobench, the broker and the machine (when the measured phase begins).
 func (r *run) startCost() {
-	r.self = procstat.NewSelfMeter()
+	r.self, r.machine = procstat.NewSelfMeter(), procstat.NewMachineMeter()
 	if r.broker != nil {
 		r.broker.Mark()
 	}

@@ -35,10 +35,11 @@ type run struct {
 	checks []string
 	warns  []string
 
-	stop   atomic.Bool // tells the publishers to stop (-d elapsed, interrupted)
-	self   *procstat.SelfMeter
-	broker *procstat.Set // RabbitMQ's process trees; nil when unknown
-	ext    *external     // an impl publishing instead of the built-in publishers
+	stop    atomic.Bool // tells the publishers to stop (-d elapsed, interrupted)
+	self    *procstat.SelfMeter
+	machine *procstat.MachineMeter
+	broker  *procstat.Set // RabbitMQ's process trees; nil when unknown
+	ext     *external     // an impl publishing instead of the built-in publishers
 }
 
 // Run publishes as cfg says, counting what the broker accepted, and returns the record. The
