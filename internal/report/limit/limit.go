@@ -1,7 +1,8 @@
 // Package limit says which process limited a run, from the costs its record measured: a process
 // whose every busy thread was saturated (more load could not make it go faster), the machine's
-// CPU as a whole (the measured processes used nearly all its cores), both, or nothing (the run
-// waited on I/O or on latency). It reads a record's processes only and knows no impl by name.
+// CPU as a whole (nearly all its cores were busy: the measured processes, or others beside them),
+// both, or nothing (the run waited on I/O or on latency). It reads a record only and knows no
+// impl by name.
 package limit
 
 import (
@@ -23,7 +24,7 @@ const (
 	// nearly all the time (10 ms clock ticks and the window's edges take a few points off 100).
 	SaturatedThread = 85.0
 	// SaturatedCPU is the share of all the machine's cores (cores × 100% of one) from which the
-	// measured processes together saturated the CPU.
+	// CPU was saturated: by the measured processes together, or by all the machine's processes.
 	SaturatedCPU = 90.0
 	// shownShare is the share of all cores below which a process is left out of the CPU's list.
 	shownShare = 1.0
@@ -32,10 +33,11 @@ const (
 // Verdict is what limited one run.
 type Verdict struct {
 	Saturated []Process // the processes whose every busy thread was saturated, in the record's order
-	CPU       bool      // the measured processes used at least SaturatedCPU of all cores
-	Busy      float64   // what the measured processes used, in percent of all cores; 0 when cores are unknown
-	Cores     int       // the machine's cores; 0 when unknown
-	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare
+	CPU       bool      // the machine's cores were at least SaturatedCPU busy
+	Busy      float64   // how busy all cores were, in percent of them: the machine's figure, or the measured processes' when higher
+	Cores     int       // the machine's cores; 0 when unknown (Busy and CPU are then 0 and false)
+	Machine   float64   // the machine's own figure of Busy (every process); 0 when unknown
+	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare; last "other processes"
 	MaxThread float64   // the busiest thread of any process, in percent of one core
 	MaxOf     string    // the process of that thread
 	SUT       bool      // a system under test (a process of role sut) was measured
@@ -55,15 +57,17 @@ type Share struct {
 	Percent float64
 }
 
-// OfRecord is Of for a record's processes and its machine's cores.
+// OfRecord is Of for a record's processes, its machine's cores and how busy they were.
 func OfRecord(rec *result.Record) Verdict {
-	return Of(rec.Processes, rec.Environment.Cores)
+	return Of(rec.Processes, rec.Environment.Cores, rec.MachineCPU)
 }
 
 // Of judges the processes of one run on a machine of cores cores (0: unknown, and the CPU as a
-// whole is not judged). Each process's figures are already over the run's measured wall time.
-func Of(procs []result.Process, cores int) Verdict {
-	v := Verdict{Cores: cores, Measured: len(procs) > 0}
+// whole is not judged) whose cores were machine percent busy in all (every process's use; 0:
+// unknown, and the measured processes' sum stands for it). Each process's figures are already
+// over the run's measured wall time.
+func Of(procs []result.Process, cores int, machine float64) Verdict {
+	v := Verdict{Cores: cores, Machine: machine, Measured: len(procs) > 0}
 	var total float64
 	for _, p := range procs {
 		total += p.CPUPercent
@@ -76,9 +80,13 @@ func Of(procs []result.Process, cores int) Verdict {
 		}
 	}
 	if cores > 0 {
-		v.Busy = total / float64(cores)
+		measured := total / float64(cores)
+		v.Busy = max(measured, machine)
 		v.CPU = v.Busy >= SaturatedCPU
 		v.Shares = shares(procs, cores)
+		if other := machine - measured; other >= shownShare {
+			v.Shares = append(v.Shares, Share{Name: "other processes", Percent: other})
+		}
 	}
 	return v
 }
@@ -163,6 +171,8 @@ func (v Verdict) String() string {
 			pct(v.MaxThread))
 	case v.Threads:
 		return fmt.Sprintf("nothing saturated (max thread %s): the run waited on I/O or latency", pct(v.MaxThread))
+	case v.Cores > 0 && v.Machine > 0:
+		return fmt.Sprintf("not known: the record has no per-thread CPU (%d cores %s busy)", v.Cores, pct(v.Busy))
 	case v.Cores > 0:
 		return fmt.Sprintf("not known: the record has no per-thread CPU (the measured processes used %s of %d cores)", pct(v.Busy), v.Cores)
 	}

@@ -21,39 +21,50 @@ func TestOf(t *testing.T) {
 		name  string
 		procs []result.Process
 		cores int
+		busy  float64 // the machine's, all processes
 		who   string
 		text  string
 	}{
-		{"one-threaded server", []result.Process{gen(40, 20, 15), sut("node-hello", 99, 97, 2)}, 2,
+		{"one-threaded server", []result.Process{gen(40, 20, 15), sut("node-hello", 99, 97, 2)}, 2, 0,
 			"node-hello", "node-hello: its one busy thread at 97% of a core"},
-		{"two saturated threads", []result.Process{gen(30, 15, 15), sut("go-hello", 190, 95, 94, 1)}, 4,
+		{"two saturated threads", []result.Process{gen(30, 15, 15), sut("go-hello", 190, 95, 94, 1)}, 4, 0,
 			"go-hello", "go-hello: its 2 busy threads at 95% and 94% of a core"},
-		{"a pool of workers", []result.Process{sut("php-cachequeue", 360, 97, 88, 91, 90), proc("redis", "service", 20, 19)}, 8,
+		{"a pool of workers", []result.Process{sut("php-cachequeue", 360, 97, 88, 91, 90), proc("redis", "service", 20, 19)}, 8, 0,
 			"php-cachequeue", "php-cachequeue: its 4 busy threads at 88–97% of a core"},
-		{"rounded down", []result.Process{sut("a", 99.9, 99.9)}, 0, "a", "a: its one busy thread at 99% of a core"},
-		{"a busy thread with room", []result.Process{sut("node-hello", 122, 97, 25)}, 4,
+		{"rounded down", []result.Process{sut("a", 99.9, 99.9)}, 0, 0, "a", "a: its one busy thread at 99% of a core"},
+		{"a busy thread with room", []result.Process{sut("node-hello", 122, 97, 25)}, 4, 0,
 			"nothing", "no process saturated in every busy thread (node-hello's busiest at 97% of a core; its other busy ones had room)"},
-		{"just busy, just saturated", []result.Process{sut("a", 105, 85, 19.9)}, 4, "a", "a: its one busy thread at 85% of a core"},
-		{"just below saturated", []result.Process{sut("a", 84.9, 84.9)}, 4, "nothing", "nothing saturated (max thread 84%): the run waited on I/O or latency"},
-		{"idle threads only", []result.Process{sut("a", 30, 19, 11)}, 4, "nothing", "nothing saturated (max thread 19%): the run waited on I/O or latency"},
-		{"the CPU", []result.Process{gen(96, 50, 46), sut("node-hello", 94, 60, 30), proc("nginx", "service", 0.5, 0.5)}, 2,
+		{"just busy, just saturated", []result.Process{sut("a", 105, 85, 19.9)}, 4, 0, "a", "a: its one busy thread at 85% of a core"},
+		{"just below saturated", []result.Process{sut("a", 84.9, 84.9)}, 4, 0, "nothing", "nothing saturated (max thread 84%): the run waited on I/O or latency"},
+		{"idle threads only", []result.Process{sut("a", 30, 19, 11)}, 4, 0, "nothing", "nothing saturated (max thread 19%): the run waited on I/O or latency"},
+		{"the CPU", []result.Process{gen(96, 50, 46), sut("node-hello", 94, 60, 30), proc("nginx", "service", 0.5, 0.5)}, 2, 0,
 			"the CPU", "the CPU: 2 cores 95% busy (generator 48%, node-hello 47%)"},
-		{"generator alone", []result.Process{gen(40, 30, 10)}, 2,
+		{"generator alone", []result.Process{gen(40, 30, 10)}, 2, 0,
 			"nothing", "nothing measured saturated (max thread 30%): the run waited on the system under test (not measured), I/O or latency"},
-		{"CPU at the threshold", []result.Process{gen(90), sut("a", 90)}, 2, "the CPU", "the CPU: 2 cores 90% busy (generator 45%, a 45%)"},
-		{"both", []result.Process{gen(95, 60, 35), sut("node-hello", 97, 97)}, 2,
+		{"CPU at the threshold", []result.Process{gen(90), sut("a", 90)}, 2, 0, "the CPU", "the CPU: 2 cores 90% busy (generator 45%, a 45%)"},
+		{"both", []result.Process{gen(95, 60, 35), sut("node-hello", 97, 97)}, 2, 0,
 			"node-hello and the CPU", "both saturated: node-hello: its one busy thread at 97% of a core; the CPU: 2 cores 96% busy (node-hello 48%, generator 47%)"},
-		{"two saturated processes", []result.Process{gen(98, 98), sut("redis-like", 96, 96)}, 8,
+		{"two saturated processes", []result.Process{gen(98, 98), sut("redis-like", 96, 96)}, 8, 0,
 			"generator, redis-like", "generator: its one busy thread at 98% of a core; redis-like: its one busy thread at 96% of a core"},
-		{"older record", []result.Process{gen(40), sut("a", 60)}, 2,
+		{"older record", []result.Process{gen(40), sut("a", 60)}, 2, 0,
 			"not known", "not known: the record has no per-thread CPU (the measured processes used 50% of 2 cores)"},
-		{"older record, CPU full", []result.Process{gen(90), sut("a", 100)}, 2, "the CPU", "the CPU: 2 cores 95% busy (a 50%, generator 45%)"},
-		{"no cores, no threads", []result.Process{sut("a", 300)}, 0, "not known", "not known: the record has neither per-thread CPU nor the machine's cores"},
-		{"no cores", []result.Process{sut("a", 300, 99, 99, 98)}, 0, "a", "a: its 3 busy threads at 98–99% of a core"},
-		{"no processes", nil, 2, "not known", "not known: the record has no process costs"},
+		{"older record, machine measured", []result.Process{gen(40), sut("a", 60)}, 2, 70,
+			"not known", "not known: the record has no per-thread CPU (2 cores 70% busy)"},
+		{"older record, CPU full", []result.Process{gen(90), sut("a", 100)}, 2, 0, "the CPU", "the CPU: 2 cores 95% busy (a 50%, generator 45%)"},
+		{"no cores, no threads", []result.Process{sut("a", 300)}, 0, 0, "not known", "not known: the record has neither per-thread CPU nor the machine's cores"},
+		{"no cores", []result.Process{sut("a", 300, 99, 99, 98)}, 0, 0, "a", "a: its 3 busy threads at 98–99% of a core"},
+		{"no processes", nil, 2, 0, "not known", "not known: the record has no process costs"},
+		{"other processes took the CPU", []result.Process{gen(36, 12, 10), sut("go-hello", 27, 7, 4)}, 2, 97.5,
+			"the CPU", "the CPU: 2 cores 97% busy (generator 18%, go-hello 13%, other processes 66%)"},
+		{"the machine's figure below the processes'", []result.Process{gen(96, 50, 46), sut("node-hello", 94, 60, 30)}, 2, 80,
+			"the CPU", "the CPU: 2 cores 95% busy (generator 48%, node-hello 47%)"},
+		{"a machine with room", []result.Process{gen(40, 30, 10), sut("a", 50, 45)}, 2, 60,
+			"nothing", "nothing saturated (max thread 45%): the run waited on I/O or latency"},
+		{"older record, busy machine", []result.Process{gen(40), sut("a", 60)}, 2, 92,
+			"the CPU", "the CPU: 2 cores 92% busy (a 30%, generator 20%, other processes 42%)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Of(tc.procs, tc.cores)
+			v := Of(tc.procs, tc.cores, tc.busy)
 			if v.Who() != tc.who || v.String() != tc.text {
 				t.Errorf("Who %q, String %q\nwant    %q,        %q", v.Who(), v.String(), tc.who, tc.text)
 			}
@@ -62,8 +73,8 @@ func TestOf(t *testing.T) {
 }
 
 func TestOfRecord(t *testing.T) {
-	rec := &result.Record{Environment: result.Environment{Cores: 1}, Processes: []result.Process{proc("a", "sut", 95, 95)}}
-	if v := OfRecord(rec); !v.CPU || v.Who() != "a and the CPU" {
+	rec := &result.Record{Environment: result.Environment{Cores: 2}, Processes: []result.Process{proc("a", "sut", 95, 95)}, MachineCPU: 99}
+	if v := OfRecord(rec); !v.CPU || v.Who() != "a and the CPU" || v.Busy != 99 {
 		t.Errorf("verdict %+v, who %q", v, v.Who())
 	}
 }
