@@ -59,7 +59,8 @@ func groupLimit(g Group) string {
 
 // limitNote says how the limit is judged.
 var limitNote = fmt.Sprintf("A process limited a run when every busy thread of it (%g%% of a core or more) ran at %g%% of a core "+
-	"or more; the CPU did when the measured processes together used %g%% of all cores or more. Figures are over the "+
+	"or more; the CPU did when all cores were %g%% busy or more: by the measured processes, or by the machine's own "+
+	"figure where the record has it (\"other processes\" is its part iobench did not measure). Figures are over the "+
 	"measured phase, in percent of one core (threads) or of all cores (the CPU).",
 	limit.BusyThread, limit.SaturatedThread, limit.SaturatedCPU)
 
