@@ -11,7 +11,6 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/workload/cachequeue"
-	"github.com/iobench/iobench/internal/workload/web"
 )
 
 func init() { serveSubcommands = append(serveSubcommands, newServeCachequeueCmd) }
@@ -58,7 +57,7 @@ func newServeCachequeueCmd() *cobra.Command {
 				return listenError(listen, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench cachequeue: listening on http://%s/ (workers %d)\n", ln.Addr(), workers)
-			if err := web.Serve(cmd.Context(), ln, s.Handler()); err != nil {
+			if err := s.Serve(cmd.Context(), ln); err != nil {
 				return cli.Failed(fmt.Errorf("serve cachequeue on %s: %w", ln.Addr(), err))
 			}
 			return nil
