@@ -19,7 +19,7 @@ import (
 var heavy = []string{
 	"github.com/nats-io/nats-server", "modernc.org/sqlite", "github.com/jackc/pgx",
 	"github.com/rabbitmq/amqp091-go", "html/template", "gopkg.in/yaml",
-	"github.com/redis/go-redis", "github.com/bradfitz/gomemcache", "github.com/go-zeromq/zmq4",
+	"github.com/iobench/iobench/internal/backend/redis", "github.com/bradfitz/gomemcache", "github.com/go-zeromq/zmq4",
 }
 
 func TestLeanImageLinksNoServices(t *testing.T) {

@@ -11,13 +11,12 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/workload/cachequeue"
-	"github.com/iobench/iobench/internal/workload/web"
 )
 
 func init() { serveSubcommands = append(serveSubcommands, newServeCachequeueCmd) }
 
 func newServeCachequeueCmd() *cobra.Command {
-	var listen string
+	var listen, profile string
 	var workers int
 	cmd := &cobra.Command{
 		Use:   cachequeue.Name,
@@ -46,12 +45,19 @@ func newServeCachequeueCmd() *cobra.Command {
 				return cli.RunError(err)
 			}
 			defer s.Close()
+			if profile != "" {
+				stop, err := cli.StartCPUProfile(profile)
+				if err != nil {
+					return cli.BadInput("--cpuprofile: %v", err)
+				}
+				defer stop()
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return listenError(listen, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench cachequeue: listening on http://%s/ (workers %d)\n", ln.Addr(), workers)
-			if err := web.Serve(cmd.Context(), ln, s.Handler()); err != nil {
+			if err := s.Serve(cmd.Context(), ln); err != nil {
 				return cli.Failed(fmt.Errorf("serve cachequeue on %s: %w", ln.Addr(), err))
 			}
 			return nil
@@ -59,5 +65,7 @@ func newServeCachequeueCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "host:port to listen on (default $IOBENCH_LISTEN when set)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "requests handled at once; 0 for every connection's (default $IOBENCH_CONCURRENCY when set)")
+	cmd.Flags().StringVar(&profile, "cpuprofile", "", "write a Go CPU profile of the service to this file until it stops")
+	cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
 }

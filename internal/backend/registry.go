@@ -12,7 +12,8 @@ import (
 // that apply to it and ignores the others.
 type Options struct {
 	// MaxConns is the connection pool size where the backend pools connections (PostgreSQL
-	// unless the URL sets pool_max_conns, Redis, Memcached); 0 is the backend's default.
+	// unless the URL sets pool_max_conns, Memcached; Redis, whose other commands share one
+	// pipelined connection, keeps that many idle for blocking pops); 0 is the backend's default.
 	MaxConns int
 	// QueueName names a queue inside its store: the key of a Redis list. ZeroMQ, whose endpoint
 	// is the queue, ignores it.

@@ -1,5 +1,5 @@
 // Package httpbytes holds the byte-level helpers that HTTP/1.1 parsing needs on both sides of a
-// connection (the httpload client and the hello server): they compare and convert in place, so a
+// connection (the httpload client and the rawhttp server): they compare and convert in place, so a
 // parser built on them creates no strings and allocates nothing.
 package httpbytes
 

@@ -5,7 +5,6 @@ package httpcmd
 import (
 	"errors"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,7 +94,7 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 		return cli.BadInput("%v", err)
 	}
 	if f.profile != "" {
-		stop, err := startCPUProfile(f.profile)
+		stop, err := cli.StartCPUProfile(f.profile)
 		if err != nil {
 			return cli.BadInput("--cpuprofile: %v", err)
 		}
@@ -144,17 +143,4 @@ func readBody(f *httpFlags) error {
 		f.opts.Body = b
 	}
 	return nil
-}
-
-// startCPUProfile profiles the generator itself, for developers tuning the hot path.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -5,9 +5,10 @@ package open
 //
 // The KV and WorkQueue backends (memcached, redis, zmq) are not linked here but by the
 // programs and workloads that use them (import _ ".../internal/backend/redis"): iobench links
-// this package, and go-redis with zmq4 add about 5 MiB to its start-up RSS (17 -> 22 MiB for
-// `iobench version`), which the peak of `iobench http` includes up to its hand-off to the lean
-// image (BENCHMARKS.md: at most 20 MiB). TestLinksNoStoreClients keeps it so.
+// this package, and each store client adds to its start-up RSS (go-redis, since replaced by
+// iobench's own Redis client, and zmq4 added about 5 MiB: 17 -> 22 MiB for `iobench version`),
+// which the peak of `iobench http` includes up to its hand-off to the lean image
+// (BENCHMARKS.md: at most 20 MiB). TestLinksNoStoreClients keeps it so.
 import (
 	_ "github.com/iobench/iobench/internal/backend/amqp"
 	_ "github.com/iobench/iobench/internal/backend/nats"

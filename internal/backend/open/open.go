@@ -10,7 +10,8 @@ import (
 type Option func(*backend.Options)
 
 // MaxConns sets the connection pool size when the URL does not (PostgreSQL's pool_max_conns);
-// Redis and Memcached size their pools by it; SQLite, with its single writer, the brokers and
+// Memcached sizes its pool by it, Redis the connections it keeps idle for blocking pops (its other
+// commands share one pipelined connection); SQLite, with its single writer, the brokers and
 // ZeroMQ ignore it.
 func MaxConns(n int) Option {
 	return func(o *backend.Options) { o.MaxConns = n }

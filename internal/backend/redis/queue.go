@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	goredis "github.com/redis/go-redis/v9"
-
 	"github.com/iobench/iobench/internal/backend"
 )
 
@@ -27,7 +25,7 @@ type Queue struct {
 
 var _ backend.WorkQueue = (*Queue)(nil)
 
-// OpenQueue opens the list named key in the database at rawURL (see Open), with a pool of its
+// OpenQueue opens the list named key in the database at rawURL (see Open), with a client of its
 // own that Close closes.
 func OpenQueue(ctx context.Context, rawURL, key string, opts Options) (*Queue, error) {
 	if key == "" {
@@ -42,10 +40,7 @@ func OpenQueue(ctx context.Context, rawURL, key string, opts Options) (*Queue, e
 
 // Push appends body at the head of the list (LPUSH).
 func (q *Queue) Push(ctx context.Context, body []byte) error {
-	if err := ctx.Err(); err != nil {
-		return q.c.wrap("lpush", q.key, err)
-	}
-	if err := q.c.rdb.LPush(ctx, q.key, body).Err(); err != nil {
+	if _, err := integer(q.c.do(ctx, "LPUSH", q.key, string(body))); err != nil {
 		return q.c.wrap("lpush", q.key, err)
 	}
 	return nil
@@ -64,7 +59,7 @@ func (q *Queue) Pop(ctx context.Context, timeout time.Duration) ([]byte, error) 
 		case err == nil:
 			q.received.Add(1)
 			return body, nil
-		case !errors.Is(err, goredis.Nil):
+		case !errors.Is(err, errNil):
 			return nil, q.c.wrap("brpop", q.key, err)
 		case !time.Now().Before(deadline):
 			return nil, fmt.Errorf("redis: pop from %q: %w (%s)", q.key, backend.ErrNoMessage, max(timeout, 0))
@@ -72,30 +67,42 @@ func (q *Queue) Pop(ctx context.Context, timeout time.Duration) ([]byte, error) 
 	}
 }
 
-// popOnce is one RPOP (wait under 1 ms) or BRPOP of wait, to the millisecond; goredis.Nil when
-// the list stayed empty.
+// popOnce is one RPOP (wait under 1 ms) on the shared connection or BRPOP of wait, to the
+// millisecond, on a connection of its own; errNil when the list stayed empty.
 func (q *Queue) popOnce(ctx context.Context, wait time.Duration) ([]byte, error) {
 	if wait < time.Millisecond {
-		return q.c.rdb.RPop(ctx, q.key).Bytes()
+		return message(q.c.do(ctx, "RPOP", q.key))
 	}
-	// BRPOP's timeout in seconds with fractions; go-redis's BRPop rounds it to whole seconds.
-	secs := strconv.FormatFloat(wait.Seconds(), 'f', 3, 64)
-	kv, err := q.c.rdb.Do(ctx, "brpop", q.key, secs).StringSlice()
+	p, err := q.c.lend(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(kv) != 2 {
-		return nil, fmt.Errorf("BRPOP answered %d values, want the key and a message", len(kv))
+	defer q.c.giveBack(p)
+	// BRPOP's timeout is in seconds, with fractions since Redis 6.0.
+	secs := strconv.FormatFloat(wait.Seconds(), 'f', 3, 64)
+	r, err := p.do(wait, "BRPOP", q.key, secs)
+	if err == nil && r.kind == '*' && r.n != 2 {
+		return nil, fmt.Errorf("BRPOP answered %d values, want the key and a message", r.n)
 	}
-	return []byte(kv[1]), nil
+	return message(r, err)
+}
+
+// message is the message of an RPOP or BRPOP reply; errNil when there was none.
+func message(r reply, err error) ([]byte, error) {
+	switch {
+	case err != nil:
+		return nil, err
+	case r.kind == 0:
+		return nil, errNil
+	case r.kind != '$' && r.kind != '*':
+		return nil, unexpected(r)
+	}
+	return r.bulk, nil
 }
 
 // Len returns the number of messages in the list (LLEN).
 func (q *Queue) Len(ctx context.Context) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, q.c.wrap("llen", q.key, err)
-	}
-	n, err := q.c.rdb.LLen(ctx, q.key).Result()
+	n, err := integer(q.c.do(ctx, "LLEN", q.key))
 	if err != nil {
 		return 0, q.c.wrap("llen", q.key, err)
 	}
@@ -105,5 +112,5 @@ func (q *Queue) Len(ctx context.Context) (int64, error) {
 // Received returns how many messages Pop has returned.
 func (q *Queue) Received() int64 { return q.received.Load() }
 
-// Close closes the Queue's pool; the list and its messages stay in Redis.
+// Close closes the Queue's client; the list and its messages stay in Redis.
 func (q *Queue) Close() error { return q.c.Close() }

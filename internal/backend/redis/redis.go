@@ -5,59 +5,53 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
-
-	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/iobench/iobench/internal/backend"
 )
 
 // Options tunes Open beyond what the URL says.
 type Options struct {
-	// MaxConns is the pool size; 0 means go-redis's default, 10 x GOMAXPROCS.
+	// MaxConns is how many idle connections the client keeps for blocking pops (a waiting Pop
+	// holds one of its own); 0 means 8. Every other command shares one pipelined connection.
 	MaxConns int
 }
 
-// Client is a pool of connections to one Redis database. It implements backend.KV and is safe
-// for concurrent use.
+// Client is a connection to one Redis database, pipelined and shared by its callers, with
+// connections of their own lent to blocking pops. It implements backend.KV and is safe for
+// concurrent use.
 type Client struct {
-	rdb      *goredis.Client
-	redacted string // the URL with its password masked, for messages
+	srv  *server
+	pipe atomic.Pointer[conn] // the shared connection; replaced when it breaks
+
+	mu       sync.Mutex // dialling the shared connection, spare, closed
+	spare    []*conn    // idle connections for blocking commands
+	maxSpare int
+	closed   bool
 }
 
 var _ backend.KV = (*Client)(nil)
 
-// Open creates a pool for rawURL (redis:// or rediss://, the database number as the path) and
-// pings the server.
+// Open connects to rawURL (redis:// or rediss://, the database number as the path) and pings
+// the server.
 func Open(ctx context.Context, rawURL string, opts Options) (*Client, error) {
-	u, err := url.Parse(rawURL)
+	s, err := parseURL(rawURL)
 	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err
-		}
-		return nil, fmt.Errorf("redis: invalid URL (not shown, it may hold a password): %w", err)
+		return nil, err
 	}
-	redacted := u.Redacted()
-	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return nil, fmt.Errorf("redis: URL %s must start with redis:// or rediss://", redacted)
-	}
-	o, err := goredis.ParseURL(rawURL)
+	p, err := s.dial(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("redis: URL %s: %w; write redis://host:port/db", redacted, err)
+		return nil, connectErr(s.redacted, s.db, err)
 	}
-	o.MaxRetries = -1 // a retried INCR or LPUSH could count twice
-	o.DisableIdentity = true
+	c := &Client{srv: s, maxSpare: 8}
 	if opts.MaxConns > 0 {
-		o.PoolSize = opts.MaxConns
+		c.maxSpare = opts.MaxConns
 	}
-	c := &Client{rdb: goredis.NewClient(o), redacted: redacted}
-	if err := c.rdb.Ping(ctx).Err(); err != nil {
-		_ = c.rdb.Close()
-		return nil, connectErr(redacted, o.DB, err)
-	}
+	c.pipe.Store(p)
 	return c, nil
 }
 
@@ -84,10 +78,7 @@ func connectErr(redacted string, db int, err error) error {
 
 // Incr adds 1 to key's counter (INCR; a missing key counts from 0) and returns the new value.
 func (c *Client) Incr(ctx context.Context, key string) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, c.wrap("incr", key, err)
-	}
-	n, err := c.rdb.Incr(ctx, key).Result()
+	n, err := integer(c.do(ctx, "INCR", key))
 	if err != nil {
 		return 0, c.wrap("incr", key, err)
 	}
@@ -96,15 +87,18 @@ func (c *Client) Incr(ctx context.Context, key string) (int64, error) {
 
 // Get returns key's counter; ok is false when the key does not exist.
 func (c *Client) Get(ctx context.Context, key string) (int64, bool, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, false, c.wrap("get", key, err)
-	}
-	n, err := c.rdb.Get(ctx, key).Int64()
+	r, err := c.do(ctx, "GET", key)
 	switch {
-	case errors.Is(err, goredis.Nil):
-		return 0, false, nil
 	case err != nil:
 		return 0, false, c.wrap("get", key, err)
+	case r.kind == 0:
+		return 0, false, nil
+	case r.kind != '$':
+		return 0, false, c.wrap("get", key, unexpected(r))
+	}
+	n, err := strconv.ParseInt(string(r.bulk), 10, 64)
+	if err != nil {
+		return 0, false, c.wrap("get", key, fmt.Errorf("not a counter: %q", r.bulk))
 	}
 	return n, true, nil
 }
@@ -114,27 +108,120 @@ func (c *Client) Del(ctx context.Context, keys ...string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	if err := ctx.Err(); err != nil {
-		return c.wrap("del", keys[0], err)
-	}
-	if err := c.rdb.Del(ctx, keys...).Err(); err != nil {
+	if _, err := integer(c.do(ctx, append([]string{"DEL"}, keys...)...)); err != nil {
 		return c.wrap("del", keys[0], err)
 	}
 	return nil
 }
 
-// wrap adds the command and key to err; a closed client's error wraps backend.ErrClosed.
-func (c *Client) wrap(op, key string, err error) error {
-	if errors.Is(err, goredis.ErrClosed) {
-		return fmt.Errorf("redis: %s %q: client %w", op, key, backend.ErrClosed)
+// do checks ctx, then runs a command on the shared connection.
+func (c *Client) do(ctx context.Context, args ...string) (reply, error) {
+	if err := ctx.Err(); err != nil {
+		return reply{}, err
 	}
-	return fmt.Errorf("redis: %s %q at %s: %w", op, key, c.redacted, err)
+	p, err := c.shared(ctx)
+	if err != nil {
+		return reply{}, err
+	}
+	return p.do(0, args...)
 }
 
-// Close closes the pool; the Client's methods then fail with backend.ErrClosed.
+// shared returns the shared connection, dialling a new one when the last broke: a command is
+// never resent, but the next one gets a working connection.
+func (c *Client) shared(ctx context.Context) (*conn, error) {
+	if p := c.pipe.Load(); p.alive() {
+		return p, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errClosed
+	}
+	if p := c.pipe.Load(); p.alive() {
+		return p, nil
+	}
+	p, err := c.srv.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.pipe.Store(p)
+	return p, nil
+}
+
+// lend returns a connection of the caller's own, for a blocking command; giveBack takes it back.
+func (c *Client) lend(ctx context.Context) (*conn, error) {
+	c.mu.Lock()
+	for len(c.spare) > 0 {
+		p := c.spare[len(c.spare)-1]
+		c.spare = c.spare[:len(c.spare)-1]
+		if p.alive() {
+			c.mu.Unlock()
+			return p, nil
+		}
+	}
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, errClosed
+	}
+	return c.srv.dial(ctx)
+}
+
+// giveBack keeps p for the next blocking command, or closes it.
+func (c *Client) giveBack(p *conn) {
+	c.mu.Lock()
+	if !c.closed && p.alive() && len(c.spare) < c.maxSpare {
+		c.spare = append(c.spare, p)
+		p = nil
+	}
+	c.mu.Unlock()
+	if p != nil {
+		p.close()
+	}
+}
+
+// integer is an integer reply's value.
+func integer(r reply, err error) (int64, error) {
+	switch {
+	case err != nil:
+		return 0, err
+	case r.kind != ':':
+		return 0, unexpected(r)
+	}
+	return r.n, nil
+}
+
+// unexpected is the error for a reply of the wrong type.
+func unexpected(r reply) error {
+	if r.kind == 0 {
+		return errors.New("unexpected nil reply")
+	}
+	return fmt.Errorf("unexpected reply of type %q", r.kind)
+}
+
+// wrap adds the command and key to err; a closed client's error wraps backend.ErrClosed.
+func (c *Client) wrap(op, key string, err error) error {
+	if errors.Is(err, errClosed) {
+		return fmt.Errorf("redis: %s %q: client %w", op, key, backend.ErrClosed)
+	}
+	return fmt.Errorf("redis: %s %q at %s: %w", op, key, c.srv.redacted, err)
+}
+
+// Close closes the connections; the Client's methods then fail with backend.ErrClosed. A pop
+// waiting in the server keeps its connection until its slice ends, then closes it.
 func (c *Client) Close() error {
-	if err := c.rdb.Close(); err != nil && !errors.Is(err, goredis.ErrClosed) {
-		return fmt.Errorf("redis: close: %w", err)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	spare := c.spare
+	c.spare = nil
+	c.mu.Unlock()
+	c.pipe.Load().close()
+	for _, p := range spare {
+		p.close()
 	}
 	return nil
 }

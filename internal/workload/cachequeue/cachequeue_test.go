@@ -23,7 +23,6 @@ import (
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload"
-	"github.com/iobench/iobench/internal/workload/web"
 )
 
 // TestMain lets the test binary stand in for iobench when go-cachequeue's manifest runs
@@ -52,7 +51,7 @@ func serveFromEnv() error {
 	if err != nil {
 		return err
 	}
-	return web.Serve(ctx, ln, s.Handler())
+	return s.Serve(ctx, ln)
 }
 
 // TestCheck covers the count check's verdicts: exact, within the requests that got no answer,

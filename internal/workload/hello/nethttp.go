@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/iobench/iobench/internal/rawhttp"
 )
 
 // Servers are the built-in hello servers `iobench serve hello --server` chooses from: the
@@ -28,7 +30,7 @@ func ServeNetHTTP(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(netHTTPHello),
 		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    maxHeaderBytes,
+		MaxHeaderBytes:    rawhttp.MaxHeaderBytes,
 	}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()
@@ -40,12 +42,9 @@ func ServeNetHTTP(ctx context.Context, ln net.Listener) error {
 }
 
 var (
-	helloBytes    = []byte(Body)
-	notFoundBytes = []byte("not found: iobench hello serves only GET /\n")
-	notAllowed    = []byte("method not allowed: use GET or HEAD\n")
-	textPlain     = []string{"text/plain; charset=utf-8"}
-	serverToken   = []string{"iobench"}
-	helloLength   = []string{strconv.Itoa(len(Body))}
+	textPlain   = []string{"text/plain; charset=utf-8"}
+	serverToken = []string{"iobench"}
+	helloLength = []string{strconv.Itoa(len(Body))}
 )
 
 // netHTTPHello is the handler; header values are set as preallocated slices, so the handler
@@ -58,7 +57,7 @@ func netHTTPHello(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path != "/":
 		writeText(w, http.StatusNotFound, notFoundBytes)
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:
-		h["Allow"] = []string{"GET, HEAD"}
+		h["Allow"] = []string{allowHeader}
 		writeText(w, http.StatusMethodNotAllowed, notAllowed)
 	default:
 		h["Content-Length"] = helloLength

@@ -1,4 +1,4 @@
-package hello
+package rawhttp
 
 import "github.com/iobench/iobench/internal/httpbytes"
 

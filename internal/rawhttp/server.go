@@ -1,4 +1,4 @@
-package hello
+package rawhttp
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 
 const (
 	initialBufSize = 2 << 10
-	// maxBufSize must exceed maxHeaderBytes, so a full buffer always holds an oversized header.
-	maxBufSize = 2 * maxHeaderBytes
+	// maxBufSize must exceed MaxHeaderBytes, so a full buffer always holds an oversized header.
+	maxBufSize = 2 * MaxHeaderBytes
 	// lingerTimeout bounds how long a closing connection drains what the client still sends, so
 	// the response is not destroyed by a reset (see lingerClose).
 	lingerTimeout = time.Second
@@ -22,14 +22,13 @@ const (
 	dateFormat = "Mon, 02 Jan 2006 15:04:05 GMT"
 )
 
-// Serve answers HTTP/1.1 on ln until ctx is cancelled, then closes ln and every open connection,
-// waits for their goroutines and returns nil. It returns an error only if accepting fails for a
-// reason other than cancellation. GET / and HEAD / get "Hello world!"; see the package doc for
-// the rest.
-func Serve(ctx context.Context, ln net.Listener) error {
+// Serve answers HTTP/1.1 on ln with h until ctx is cancelled, then closes ln and every open
+// connection, waits for their goroutines and returns nil. It returns an error only if accepting
+// fails for a reason other than cancellation. See the package doc for what it answers itself.
+func Serve(ctx context.Context, ln net.Listener, h Handler) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &server{conns: make(map[net.Conn]struct{})}
+	s := &server{conns: make(map[net.Conn]struct{}), handler: h}
 	s.setDate(time.Now())
 	stop := context.AfterFunc(ctx, func() {
 		ln.Close()
@@ -60,6 +59,7 @@ func Serve(ctx context.Context, ln net.Listener) error {
 }
 
 type server struct {
+	handler Handler
 	date    atomic.Pointer[[]byte] // "Date: ...\r\n"
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -103,7 +103,7 @@ func (s *server) acceptLoop(ctx context.Context, ln net.Listener, wg *sync.WaitG
 		}
 		wg.Go(func() {
 			defer s.untrack(c)
-			serveConn(c, &s.date)
+			serveConn(c, &s.date, session{ctx: ctx, handler: s.handler})
 		})
 	}
 }
@@ -142,10 +142,9 @@ func (s *server) closeAll() {
 
 // serveConn runs one connection: read what the client sent, answer every complete request in it
 // with one write, repeat. Its two buffers are allocated once and reused.
-func serveConn(c net.Conn, date *atomic.Pointer[[]byte]) {
+func serveConn(c net.Conn, date *atomic.Pointer[[]byte], sess session) {
 	buf := make([]byte, initialBufSize)
 	out := make([]byte, 0, initialBufSize)
-	var sess session
 	r, w := 0, 0
 	for {
 		n, err := c.Read(buf[w:])
