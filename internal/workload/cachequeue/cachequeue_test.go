@@ -223,3 +223,20 @@ func target(t *testing.T, name, variant string) workload.Target {
 	}
 	return workload.Target{Inst: inst, Variant: v}
 }
+
+// TestVerifyEveryImpl runs `iobench verify`'s checks of every cachequeue impl on fresh stores of
+// the test's own: each route answers as DESIGN §5.3 says from the first request on (a counter
+// that does not exist yet included), and a route that pushes to ZeroMQ has a peer to push to.
+func TestVerifyEveryImpl(t *testing.T) {
+	for _, name := range []string{"php-cachequeue", "go-cachequeue", "python-cachequeue", "node-cachequeue"} {
+		t.Run(name, func(t *testing.T) {
+			tg := target(t, name, "") // first: it opens the test's temporary folder to the stores' users
+			privateStores(t)
+			var out strings.Builder
+			failures, err := verify(t.Context(), &workload.VerifyEnv{Out: &out}, tg.Inst)
+			if err != nil || failures != 0 {
+				t.Fatalf("%d failures, err %v:\n%s", failures, err, out.String())
+			}
+		})
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/iobench/iobench/internal/backend/open"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -79,5 +81,35 @@ func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation)
 		return 0, err
 	}
 	defer cleanup()
+	stop, err := sink(ctx, "zmq+"+a.ZMQ)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
 	return web.VerifyRoutesWith(ctx, v, inst, Name, a.environ())
+}
+
+// sink binds the PULL side of the ZeroMQ endpoint and discards what arrives until stop: a route
+// that pushes needs a peer, as a run has (iobench's drain or the consumer), since a PUSH socket
+// with none blocks (zmq4's, the Go impl's, fails after 5 s).
+func sink(ctx context.Context, endpoint string) (stop func(), err error) {
+	q, err := open.WorkQueue(ctx, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := q.(interface{ Listen() error }); ok {
+		if err := l.Listen(); err != nil {
+			q.Close()
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			_, _ = q.Pop(ctx, 100*time.Millisecond)
+		}
+	}()
+	return func() { cancel(); <-done; q.Close() }, nil
 }
