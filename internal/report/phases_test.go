@@ -26,17 +26,7 @@ func TestPhasesBesideTheSeed(t *testing.T) {
 	plain := crafted("bus", "go-bus", "async", "", 2000, 0, 4)
 	plain.Latency, plain.Bus = nil, &result.Bus{Phases: []result.Phase{{Name: "commands", Mean: 2000}}}
 	recs = append(recs, plain)
-	var text, mdown, html strings.Builder
-	if err := SummaryText(&text, recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := Markdown(&mdown, recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := HTML(&html, recs, HTMLOptions{Title: "t"}); err != nil {
-		t.Fatal(err)
-	}
-	for name, out := range map[string]string{"text": text.String(), "markdown": mdown.String(), "html": html.String()} {
+	for name, out := range renderAll(t, recs) {
 		for _, want := range []string{"phase by phase", "5,900 msg/s", "2,450 msg/s", "1,100 msg/s", "2,200 msg/s", "1,650 msg/s", "1.50"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q", name, want)

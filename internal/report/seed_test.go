@@ -21,17 +21,7 @@ func TestBesideTheSeed(t *testing.T) {
 		recs = append(recs, r)
 	}
 	recs = append(recs, withSUT("go-hello", "async", "closed", 90000, 1, 10<<20, 10000, 3))
-	var text, mdown, html strings.Builder
-	if err := SummaryText(&text, recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := Markdown(&mdown, recs); err != nil {
-		t.Fatal(err)
-	}
-	if err := HTML(&html, recs, HTMLOptions{Title: "t"}); err != nil {
-		t.Fatal(err)
-	}
-	for name, out := range map[string]string{"text": text.String(), "markdown": mdown.String(), "html": html.String()} {
+	for name, out := range renderAll(t, recs) {
 		for _, want := range []string{"Beside the seed", "ReactPHP", "500 req/s", "1,100 req/s", "2.20×", "read 810, write 55", "length 20,000",
 			"2,000 req/s as wrk counts, flawed responses included"} {
 			if !strings.Contains(out, want) {
@@ -42,4 +32,21 @@ func TestBesideTheSeed(t *testing.T) {
 			t.Errorf("%s: the seed's row shows %d times, want once (go-hello has no seed row)", name, strings.Count(out, "ReactPHP"))
 		}
 	}
+}
+
+// renderAll returns the three reports of recs by name: the terminal summary, summary.md and
+// report.html.
+func renderAll(t *testing.T, recs []*result.Record) map[string]string {
+	t.Helper()
+	var text, mdown, html strings.Builder
+	if err := SummaryText(&text, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&mdown, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&html, recs, HTMLOptions{Title: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"text": text.String(), "markdown": mdown.String(), "html": html.String()}
 }
