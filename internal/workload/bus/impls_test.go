@@ -64,16 +64,19 @@ func TestBusImpls(t *testing.T) {
 // TestBusImplsRestartBroker restarts a private RabbitMQ half-way through a durable run of every
 // variant that a consumer impl of impls/ says survives it (restart_broker): nothing may be lost
 // or stored twice, the consumer must keep running (one start, no kill-sut behind its back), and
-// the deliveries the restart interrupted must come back flagged as redelivered.
+// the deliveries the restart interrupted must come back flagged as redelivered. Each language
+// must have one.
 func TestBusImplsRestartBroker(t *testing.T) {
 	impls := consumerImpls(t)
 	st := privateDB(t, restartableStack(t))
 	state := t.TempDir()
+	langs := map[string]bool{}
 	for _, m := range impls {
 		survivors := m.Workloads[Name].RestartBroker
 		if len(survivors) == 0 {
 			continue
 		}
+		langs[m.Language] = true
 		t.Run(m.Name, func(t *testing.T) {
 			inst := impltest.InstallOrSkip(t, m, state)
 			for _, name := range survivors {
@@ -82,6 +85,7 @@ func TestBusImplsRestartBroker(t *testing.T) {
 			}
 		})
 	}
+	everyLanguage(t, langs, "bus consumer that survives a broker restart")
 }
 
 // restartRun restarts the broker at half of the commands of a durable run of v and checks the
