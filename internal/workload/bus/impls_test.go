@@ -64,8 +64,8 @@ func TestBusImpls(t *testing.T) {
 // TestBusImplsRestartBroker restarts a private RabbitMQ half-way through a durable run of every
 // variant that a consumer impl of impls/ says survives it (restart_broker): nothing may be lost
 // or stored twice, the consumer must keep running (one start, no kill-sut behind its back), and
-// the deliveries the restart interrupted must come back flagged as redelivered. Each language
-// must have one.
+// the deliveries the restart interrupted must come back flagged as redelivered (restartRun).
+// Each language must have one.
 func TestBusImplsRestartBroker(t *testing.T) {
 	impls := consumerImpls(t)
 	st := privateDB(t, restartableStack(t))
@@ -89,7 +89,9 @@ func TestBusImplsRestartBroker(t *testing.T) {
 }
 
 // restartRun restarts the broker at half of the commands of a durable run of v and checks the
-// accounting: exact, one consumer start, redeliveries counted.
+// accounting: exact, one consumer start, and redeliveries counted: every command handled twice
+// came back flagged as redelivered, and an async variant, which holds a prefetch of deliveries,
+// had some (a sync one may be between two messages when the broker stops).
 func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant) {
 	t.Helper()
 	n := 1000
@@ -101,7 +103,8 @@ func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant)
 	rec, err := runImpl(t, st, inst, c)
 	checkExact(t, rec, err, n)
 	b := rec.Bus
-	if b.ConsumerStarts != 1 || b.FaultAtCommands < int64(n/2) || b.RedeliveredCommands+b.RedeliveredEvents == 0 {
+	if b.ConsumerStarts != 1 || b.FaultAtCommands < int64(n/2) || b.DuplicateCommands > b.RedeliveredCommands ||
+		v.Mode == ModeAsync && b.RedeliveredCommands == 0 {
 		t.Fatalf("restart-broker: %+v", *b)
 	}
 	t.Logf("restart-broker: fault after %d commands, recovery %v; %d commands handled (%d twice), %d redelivered; %d events seen (%d twice), %d redelivered",
