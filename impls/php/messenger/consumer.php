@@ -13,7 +13,7 @@
 // TransportException of a lost broker, as the seed's did (the command in hand reported failed and
 // rejected on the way). The fixed variant's Worker runs in a loop, as a supervisor would restart
 // it: each run gets new transports (new connections, which declare the exchange and queues
-// again), with back-off (100 ms doubling to 2 s, given up after 60 s without a broker). A command
+// again), with back-off (Iobench\Backoff: 100 ms doubling to 2 s, given up after 60 s). A command
 // whose event could not be published is rolled back and neither reported nor rejected
 // (ReportMiddleware, KeepOnBrokerLoss): the broker redelivers it; a message reported whose ack
 // was lost comes back too, and iobench counts it twice.
@@ -22,6 +22,7 @@ declare(strict_types=1);
 
 require __DIR__ . '/../lib/autoload.php';
 iobench_autoload('App\\', __DIR__ . '/src');
+iobench_autoload('Iobench\\', __DIR__ . '/../lib');
 iobench_require_debian(['Psr/Container', 'Symfony/Component/Messenger', 'Symfony/Component/Serializer', 'Doctrine/DBAL']);
 
 use App\BodySerializer;

@@ -10,22 +10,23 @@
 //
 // Broker restarts (iobench's --fault restart-broker): php-amqp has no recovery, so the consumer
 // loops. When the broker is lost (an AMQPException out of consume(), a publish, its confirm or an
-// ack), it connects again with back-off (100 ms doubling to 2 s, given up after 60 s), declares
-// its exchange and queues and consumes again. A publish lost with the connection rolls the
-// transaction back and reports nothing; a message reported whose ack was lost comes back
+// ack), it connects again with back-off (Iobench\Backoff: 100 ms doubling to 2 s, given up after
+// 60 s), declares its exchange and queues and consumes again. A publish lost with the connection
+// rolls the transaction back and reports nothing; a message reported whose ack was lost comes back
 // redelivered, and iobench counts it twice.
 
 declare(strict_types=1);
+
+require __DIR__ . '/../lib/autoload.php';
+iobench_autoload('Iobench\\', __DIR__ . '/../lib');
+
+use Iobench\Backoff;
 
 const QUEUE = 'messages';
 const EVENT_QUEUE = 'messages.events';
 // The seed's INSERT, made idempotent on id so that a command redelivered after a crash is acked
 // without a second row (the seed's plain INSERT would throw out of consume()).
 const INSERT = 'INSERT INTO customers (id, name, email) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
-// Reconnect back-off, in seconds.
-const FIRST_DELAY = 0.1;
-const MAX_DELAY = 2.0;
-const GIVE_UP_AFTER = 60.0;
 
 $durable = getenv('IOBENCH_BUS_PROFILE') === 'durable';
 $amqp = parse_url(getenv('IOBENCH_AMQP_URL') ?: 'amqp://guest:guest@localhost:5672/');
@@ -93,21 +94,15 @@ function closeSession(array $session): void
     }
 }
 
-/** A new session after the broker was lost, with back-off; null when stopped meanwhile. */
-function reconnect(array $credentials, bool $durable, callable $stopped): ?array
+/** A new session after the broker was lost, after $backoff's waits; null when stopped meanwhile. */
+function reconnect(array $credentials, bool $durable, Backoff $backoff, Throwable $cause, callable $stopped): ?array
 {
-    $delay = FIRST_DELAY;
-    $giveUp = microtime(true) + GIVE_UP_AFTER;
     while (!$stopped()) {
-        usleep((int) ($delay * 1e6));
+        $backoff->wait($cause);
         try {
             return openSession($credentials, $durable);
         } catch (AMQPException $e) {
-            if (microtime(true) >= $giveUp) {
-                fwrite(STDERR, sprintf("no broker for %d s: %s\n", GIVE_UP_AFTER, $e->getMessage()));
-                exit(1);
-            }
-            $delay = min(2 * $delay, MAX_DELAY);
+            $cause = $e;
         }
     }
 
@@ -165,7 +160,9 @@ $handler = static function (array $session) use ($pdo, &$stop): Closure {
 
 $session = openSession($credentials, $durable); // a wrong URL fails here, at once
 fwrite(STDOUT, "ready\n");
+$backoff = new Backoff();
 while ($session !== null && !$stop) {
+    $started = microtime(true);
     try {
         if ($session['eventQueue'] !== null) {
             $session['eventQueue']->consume(); // registers a consumer on the same channel; one consume() loop serves both
@@ -177,7 +174,8 @@ while ($session !== null && !$stop) {
         }
         fwrite(STDERR, sprintf("broker lost: %s: %s; reconnecting\n", get_class($e), $e->getMessage()));
         closeSession($session);
-        $session = reconnect($credentials, $durable, static function () use (&$stop): bool {
+        $backoff->ended($started);
+        $session = reconnect($credentials, $durable, $backoff, $e, static function () use (&$stop): bool {
             return $stop;
         });
     }

@@ -160,7 +160,7 @@ async def main():
     stopped = asyncio.create_task(stop.wait())
     await asyncio.wait([stopped, consumer.failed, watchdog], return_when=asyncio.FIRST_COMPLETED)
     if watchdog.done():
-        watchdog.result()  # raises: exit 1 without waiting for handlers that cannot finish
+        sys.exit(str(watchdog.exception()))  # exit 1, one line, without waiting for handlers that cannot finish
     watchdog.cancel()
     # Graceful stop: no new deliveries; handlers in flight finish and ack; the rest is requeued.
     for q, tag in tags:

@@ -12,10 +12,10 @@ the default exchange, which is consumed too.
 
 Broker restarts (iobench's --fault restart-broker): pika has no recovery, so the consumer loops.
 When the connection is lost (raised out of start_consuming, by a publish, its confirm or an
-ack), it connects again with back-off (100 ms doubling to 2 s, given up after 60 s), declares
-its queues and consumes again. A publish lost with the connection rolls the transaction back and
-reports nothing; a message reported whose ack was lost comes back redelivered, and iobench counts
-it twice.
+ack), it connects again with back-off (100 ms doubling to 2 s), declares its queues and consumes
+again; it gives up after 60 s without a session that lasted a second (supervisord's startsecs).
+A publish lost with the connection rolls the transaction back and reports nothing; a message
+reported whose ack was lost comes back redelivered, and iobench counts it twice.
 """
 
 import json
@@ -31,7 +31,8 @@ EXCHANGE, QUEUE, EVENT_QUEUE = "messages", "messages", "messages.events"
 # The seed's INSERT, idempotent on id so that a redelivered command makes no second row.
 INSERT = "INSERT INTO customers (id, name, email) VALUES (%s, %s, %s) ON CONFLICT (id) DO NOTHING"
 DURABLE = os.environ.get("IOBENCH_BUS_PROFILE") == "durable"
-FIRST_DELAY, MAX_DELAY, GIVE_UP_AFTER = 0.1, 2.0, 60.0  # reconnect back-off, in seconds
+# Reconnect back-off, in seconds; a session that lasted WORKED_AFTER worked, and it starts over.
+FIRST_DELAY, MAX_DELAY, GIVE_UP_AFTER, WORKED_AFTER = 0.1, 2.0, 60.0, 1.0
 # What pika raises when the connection or its channel is gone (not a nack or a cancel).
 BROKER_LOST = (pika.exceptions.AMQPConnectionError, pika.exceptions.ChannelClosed,
                pika.exceptions.ChannelWrongStateError)
@@ -40,6 +41,28 @@ BROKER_LOST = (pika.exceptions.AMQPConnectionError, pika.exceptions.ChannelClose
 def report(kind, seq, method):
     """One report line in one write(2), before the ack."""
     os.write(1, f"{kind} {seq} {time.time_ns()} {1 if method.redelivered else 0}\n".encode())
+
+
+class Backoff:
+    """Waits between reconnects, FIRST_DELAY doubling to MAX_DELAY; exits once it has waited for
+    GIVE_UP_AFTER seconds."""
+
+    def __init__(self):
+        self.delay, self.since = FIRST_DELAY, None
+
+    def ended(self, started):
+        """Says that a session begun at started (time.monotonic()) has ended."""
+        if time.monotonic() - started >= WORKED_AFTER:
+            self.delay, self.since = FIRST_DELAY, None
+
+    def wait(self, cause):
+        """Waits before the next attempt, or exits when the broker has been away too long."""
+        now = time.monotonic()
+        self.since = self.since or now
+        if now - self.since >= GIVE_UP_AFTER:
+            sys.exit(f"no broker for {GIVE_UP_AFTER:.0f} s: {cause!r}")
+        time.sleep(self.delay)
+        self.delay = min(2 * self.delay, MAX_DELAY)
 
 
 class Consumer:
@@ -60,26 +83,26 @@ class Consumer:
     def run(self):
         """Consumes until stopped, reconnecting after a lost broker; a wrong URL fails at once."""
         connection = pika.BlockingConnection(self.params)
+        backoff = Backoff()
         while connection is not None:
+            started = time.monotonic()
             try:
                 self.consume(connection)
                 connection.close()
                 return
             except BROKER_LOST as e:
                 print(f"broker lost: {e!r}; reconnecting", file=sys.stderr)
-                connection = self.reconnect()
+                backoff.ended(started)
+                connection = self.reconnect(backoff, e)
 
-    def reconnect(self):
-        """A new connection, with back-off; None when stopped meanwhile."""
-        delay, give_up = FIRST_DELAY, time.monotonic() + GIVE_UP_AFTER
+    def reconnect(self, backoff, cause):
+        """A new connection, after backoff's waits; None when stopped meanwhile."""
         while not self.stopping:
-            time.sleep(delay)
+            backoff.wait(cause)
             try:
                 return pika.BlockingConnection(self.params)
             except pika.exceptions.AMQPConnectionError as e:
-                if time.monotonic() >= give_up:
-                    sys.exit(f"no broker for {GIVE_UP_AFTER:.0f} s: {e!r}")
-                delay = min(2 * delay, MAX_DELAY)
+                cause = e
         return None
 
     def consume(self, connection):
