@@ -34,6 +34,7 @@ func TestBusBadInput(t *testing.T) {
 		{"not a bus impl", []string{"bus", "--impl", "go-hello", "--impls-dir", "../../impls"}, "does not implement the bus workload"},
 		{"unknown variant", []string{"bus", "--impl", "go-bus:turbo", "--impls-dir", "../../impls"}, "no variant \"turbo\""},
 		{"impl with a bad broker", []string{"bus", "--impl", "go-bus", "--impls-dir", "../../impls", "--broker", "kafka"}, "use amqp or nats"},
+		{"restart-broker of a variant that does not survive it", []string{"bus", "--impl", "php-messenger:seed", "--impls-dir", "../../impls", "--profile", "durable", "--fault", "restart-broker@50%"}, "use php-messenger:fixed"},
 		{"amqp-only impl on nats", []string{"bus", "--impl", "php-pure-amqp", "--impls-dir", "../../impls", "--broker", "nats", "--db", "sqlite"}, "speaks AMQP only"},
 		{"serve without urls", []string{"serve", "bus"}, "no broker URL"},
 		{"serve prefetch below", []string{"serve", "bus", "--broker-url", "nats://127.0.0.1:1", "--database-url", "sqlite::memory:", "--concurrency", "8", "--prefetch", "4"}, "prefetch 4 is below concurrency 8"},

@@ -28,7 +28,8 @@ readiness, the stdin start signal, the bus report stream, variants and expected 
 how to add an impl in a new language. In short:
   name, language (go|node|php|python), description
   variants:    [{name, mode: sync|async, description, seed, env, expect: [finding...]}]
-  workloads:   hello|cachequeue|fanout: {routes: [...]}; bus: {queues: [...]};
+  workloads:   hello|cachequeue|fanout: {routes: [...]};
+               bus: {queues: [...], exchange, brokers, databases, restart_broker: [VARIANT...]};
                publish: {variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count}}}
   requires:    commands, python, node, php_extensions, php_libraries: [{name, import, file, hint}]
   install:     venv: requirements.txt | npm: package-lock.json

@@ -31,7 +31,8 @@ type Section struct {
 	Queues bool // the impl consumes and publishes queues: the queues required
 	// Variants checks the per-variant settings (workloads.NAME.variants); nil refuses them.
 	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
-	// Topology checks the broker topology (exchange, brokers, databases); nil refuses it.
+	// Topology checks the broker topology (exchange, brokers, databases) and the variants that
+	// survive a broker restart; nil refuses them.
 	Topology func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
 	// Consumers checks the commands run beside the impl (workloads.NAME.consumers); nil refuses
 	// them.
@@ -120,6 +121,9 @@ type Workload struct {
 	// consume (cachequeue: a queue route -> the command that takes its messages); the
 	// workload's Section checks them, and StartHelper runs one.
 	Consumers map[string][]string `yaml:"consumers"`
+	// RestartBroker names the variants that survive a restart of their broker mid-run (they
+	// reconnect and consume again); the workload's Section checks it.
+	RestartBroker []string `yaml:"restart_broker"`
 }
 
 // Exchange is an AMQP exchange an impl publishes to: its name, its type (direct, fanout, topic)

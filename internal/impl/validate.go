@@ -124,8 +124,8 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	switch {
 	case sec.Topology != nil:
 		sec.Topology(m, f, w, add)
-	case w.Exchange != nil || w.Brokers != nil || w.Databases != nil:
-		add(f, "this workload takes no exchange, brokers or databases", "drop them")
+	case w.Exchange != nil || w.Brokers != nil || w.Databases != nil || w.RestartBroker != nil:
+		add(f, "this workload takes no exchange, brokers, databases or restart_broker", "drop them")
 	}
 	switch {
 	case sec.Consumers != nil:
@@ -302,7 +302,7 @@ var manifestSchema = fields{
 		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
 	}},
 	"workloads": mapOf{fields{
-		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{}, "consumers": leaf{},
+		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{}, "consumers": leaf{}, "restart_broker": leaf{},
 		"exchange": fields{"name": leaf{}, "type": leaf{}, "routing_key": leaf{}},
 		"variants": mapOf{fields{
 			"queue": leaf{}, "queue_durable": leaf{}, "persistent": leaf{}, "confirm": leaf{}, "concurrency": leaf{}, "count": leaf{},

@@ -11,6 +11,14 @@
 // key "demo"; in the seed profile events go the same way, transient and unconfirmed; in the
 // durable profile they are persistent and confirmed, to demo.events through the default exchange,
 // which is consumed too.
+//
+// Broker restarts (iobench's --fault restart-broker): amqplib's opt-in recovery reconnects with
+// back-off (100 ms doubling to 2 s, given up after about 60 s) and runs `session` on each new
+// connection, which opens the channels, declares the queues and consumes again. A handler keeps
+// the session its delivery came on: when that session is lost, a failed publish rolls the
+// transaction back and reports nothing, and a delivery not yet handled is dropped; the broker
+// redelivers both. A message reported whose ack was lost comes back too, and iobench counts it
+// twice.
 
 const fs = require('fs');
 const amqp = require('amqplib');
@@ -26,6 +34,8 @@ const INSERT = 'INSERT INTO customers (id, name, email) VALUES ($1, $2, $3) ON C
 const durable = process.env.IOBENCH_BUS_PROFILE === 'durable';
 const concurrency = Math.max(parseInt(process.env.IOBENCH_CONCURRENCY || '80', 10), 1);
 const prefetch = Math.max(parseInt(process.env.IOBENCH_PREFETCH || '100', 10), 1);
+// Reconnects: 100 ms doubling to 2 s (amqplib adds ±20% jitter), 39 attempts: about 60 s.
+const recovery = { initialDelay: 100, maxDelay: 2000, factor: 2, initialMaxRetries: 0, maxRetries: 39 };
 
 // Unix time in ns: the wall clock once, then the monotonic clock.
 const base = BigInt(Date.now()) * 1000000n - process.hrtime.bigint();
@@ -36,93 +46,119 @@ function report(kind, seq, msg) {
   fs.writeSync(1, `${kind} ${seq} ${now} ${msg.fields.redelivered ? 1 : 0}\n`);
 }
 
+// fatal ends the consumer with what went wrong: an Error's stack, or a line.
+function fatal(what) {
+  console.error(what.stack || String(what));
+  process.exit(1);
+}
+
 async function main() {
   const pool = new Pool({ connectionString: process.env.IOBENCH_DATABASE_URL, max: concurrency });
-  const conn = await amqp.connect(process.env.IOBENCH_AMQP_URL);
-  const ch = await conn.createChannel();
-  await ch.prefetch(prefetch);
-  const pub = durable ? await conn.createConfirmChannel() : ch;
   const [target, key, persistent] = durable ? ['', EVENT_QUEUE, true] : [EXCHANGE, KEY, false];
+  const queues = durable ? [QUEUE, EVENT_QUEUE] : [QUEUE];
+  let current = null; // the session consuming now
+  let stopping = false;
 
   // publish resolves once the event is written (seed) or confirmed by the broker (durable).
-  function publish(body) {
+  function publish(s, body) {
     if (!durable) {
-      ch.publish(target, key, body, { persistent, contentType: 'application/json' });
+      s.ch.publish(target, key, body, { persistent, contentType: 'application/json' });
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      pub.publish(target, key, body, { persistent, contentType: 'application/json' }, (err) => (err ? reject(err) : resolve()));
+      s.pub.publish(target, key, body, { persistent, contentType: 'application/json' }, (err) => (err ? reject(err) : resolve()));
     });
   }
 
-  async function handle(msg) {
+  // store runs the command's transaction; false when the session was lost under it (rolled back).
+  async function store(s, data) {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(INSERT, [data.id, data.name, data.email]);
+      await publish(s, Buffer.from(JSON.stringify({ type: 'event', id: data.id, seq: data.seq, sent_ns: data.sent_ns })));
+      await client.query('COMMIT');
+      return true;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      if (s.lost) return false;
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async function handle(msg, s) {
     const data = JSON.parse(msg.content);
     if (data.type === 'command') {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query(INSERT, [data.id, data.name, data.email]);
-        await publish(Buffer.from(JSON.stringify({ type: 'event', id: data.id, seq: data.seq, sent_ns: data.sent_ns })));
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      if (!(await store(s, data))) return; // not acked: the broker redelivers it
       report('c', data.seq, msg);
     } else if (data.type === 'event') {
       report('e', data.seq, msg);
     } else {
       fs.writeSync(1, 'x\n');
     }
-    ch.ack(msg);
+    try {
+      s.ch.ack(msg);
+    } catch (err) {
+      if (!s.lost) throw err; // else reported, but its ack is lost: it comes back and counts twice
+    }
   }
 
   // At most `concurrency` handlers run; deliveries beyond them wait here (at most prefetch held).
   let inFlight = 0;
   const waiting = [];
   let idle = null;
-  function start(msg) {
+  function start(msg, s) {
+    if (s.lost) return next(); // its channel is gone: the broker redelivers it
     inFlight++;
-    handle(msg).then(finish, (err) => {
-      console.error(`handler failed: ${err.stack || err}`);
-      process.exit(1);
-    });
+    handle(msg, s).then(() => {
+      inFlight--;
+      next();
+    }, (err) => fatal(`handler failed: ${err.stack || err}`));
   }
-  function finish() {
-    inFlight--;
-    if (waiting.length > 0) start(waiting.shift());
+  function next() {
+    if (waiting.length > 0) start(...waiting.shift());
     else if (inFlight === 0 && idle) idle();
   }
-  function onMessage(msg) {
-    if (msg === null) {
-      console.error('the broker cancelled the consumer');
-      process.exit(1);
+
+  // session opens the channels of a new connection, declares the queues and consumes them.
+  async function session(model) {
+    const s = { lost: false, tags: [] };
+    s.ch = await model.createChannel();
+    s.pub = durable ? await model.createConfirmChannel() : s.ch;
+    for (const ch of new Set([s.ch, s.pub])) {
+      ch.on('close', () => { s.lost = true; });
+      ch.on('error', (err) => console.error(`channel error: ${err.message}`));
     }
-    if (inFlight < concurrency) start(msg);
-    else waiting.push(msg);
+    await s.ch.prefetch(prefetch);
+    for (const q of queues) {
+      await s.ch.assertQueue(q, { durable: true });
+      const { consumerTag } = await s.ch.consume(q, (msg) => {
+        if (msg === null) fatal('the broker cancelled the consumer');
+        if (inFlight < concurrency) start(msg, s);
+        else waiting.push([msg, s]);
+      });
+      s.tags.push(consumerTag);
+    }
+    current = s;
   }
 
-  const queues = durable ? [QUEUE, EVENT_QUEUE] : [QUEUE];
-  const tags = [];
-  for (const q of queues) {
-    tags.push((await ch.consume(q, onMessage)).consumerTag);
-  }
-  conn.on('close', () => {
-    if (!stopping) {
-      console.error('the broker connection closed');
-      process.exit(1);
-    }
+  // A wrong URL fails at once (initialMaxRetries 0); a broker lost later is reconnected to.
+  const conn = await amqp.connect(process.env.IOBENCH_AMQP_URL, { recovery: { ...recovery, setup: session } });
+  conn.on('error', (err) => console.error(`connection error: ${err.message}`));
+  conn.on('disconnect', (err) => console.error(`broker lost: ${err.message}; reconnecting`));
+  conn.on('connect', () => console.error('broker connected'));
+  conn.on('reconnect-failed', (err) => {
+    if (!stopping) fatal(`no broker after ${recovery.maxRetries} reconnect attempts: ${err.message}`);
   });
   fs.writeSync(1, 'ready\n');
 
-  let stopping = false;
   async function stop() {
     if (stopping) return;
     stopping = true;
     // No new deliveries; handlers in flight finish and ack; what is still waiting is requeued.
-    for (const tag of tags) await ch.cancel(tag);
+    for (const tag of current.tags) await current.ch.cancel(tag).catch(() => {});
     if (inFlight > 0) await new Promise((resolve) => { idle = resolve; });
     await conn.close();
     await pool.end();
@@ -131,7 +167,4 @@ async function main() {
   process.on('SIGINT', stop);
 }
 
-main().catch((err) => {
-  console.error(err.stack || String(err));
-  process.exit(1);
-});
+main().catch(fatal);

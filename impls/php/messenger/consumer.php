@@ -8,20 +8,33 @@
 // seed's plain INSERT; fixed: ignore an id already stored), IOBENCH_BUS_PROFILE (seed: transient
 // messages, events to the seed's fanout exchange "messages", the tail of queue "messages";
 // durable: persistent messages, events confirmed to queue messages.events).
+//
+// Broker restarts (iobench's --fault restart-broker): the seed's Worker ends with the
+// TransportException of a lost broker, as the seed's did (the command in hand reported failed and
+// rejected on the way). The fixed variant's Worker runs in a loop, as a supervisor would restart
+// it: each run gets new transports (new connections, which declare the exchange and queues
+// again), with back-off (Iobench\Backoff: 100 ms doubling to 2 s, given up after 60 s). A command
+// whose event could not be published is rolled back and neither reported nor rejected
+// (ReportMiddleware, KeepOnBrokerLoss): the broker redelivers it; a message reported whose ack
+// was lost comes back too, and iobench counts it twice.
 
 declare(strict_types=1);
 
 require __DIR__ . '/../lib/autoload.php';
 iobench_autoload('App\\', __DIR__ . '/src');
+iobench_autoload('Iobench\\', __DIR__ . '/../lib');
 iobench_require_debian(['Psr/Container', 'Symfony/Component/Messenger', 'Symfony/Component/Serializer', 'Doctrine/DBAL']);
 
 use App\BodySerializer;
 use App\CustomerStored;
 use App\CustomerStoredHandler;
+use App\KeepOnBrokerLoss;
 use App\ReportMiddleware;
 use App\Services;
 use App\StoreCustomer;
 use App\StoreCustomerHandler;
+use App\Supervisor;
+use Doctrine\DBAL\Connection;
 use Doctrine\DBAL\DriverManager;
 use Symfony\Component\Messenger\Bridge\Amqp\Transport\AmqpTransport;
 use Symfony\Component\Messenger\Bridge\Amqp\Transport\Connection as AmqpConnection;
@@ -60,26 +73,59 @@ function amqpOptions(string $url): array
     ];
 }
 
-$broker = amqpOptions(getenv('IOBENCH_AMQP_URL') ?: 'amqp://guest:guest@localhost:5672/');
-$serializer = new BodySerializer(new Serializer([new PropertyNormalizer()], [new JsonEncoder()]));
-// The seed's transport: fanout exchange "messages", durable queue "messages" bound with key ''.
-$commands = new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
-    'exchange' => ['name' => QUEUE, 'type' => 'fanout'],
-    'queues' => [QUEUE => ['binding_keys' => ['']]],
-]), $serializer);
-$transports = ['amqp' => $commands];
-$eventsTo = 'amqp';
-if ($durable) {
-    // Events to their own durable queue through the default exchange, each publish confirmed.
-    $transports['events'] = new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
-        'exchange' => ['name' => '', 'default_publish_routing_key' => EVENT_QUEUE],
-        'queues' => [EVENT_QUEUE => []],
-        'auto_setup' => false,
-        'confirm_timeout' => 10,
-    ]), $serializer);
-    $eventsTo = 'events';
+/**
+ * The AMQP transports on new connections: the seed's commands ("amqp": fanout exchange
+ * "messages", durable queue "messages" bound with key ''), and in the durable profile the events
+ * ("events": to their own durable queue through the default exchange, each publish confirmed).
+ */
+function transports(array $broker, bool $durable): array
+{
+    $serializer = new BodySerializer(new Serializer([new PropertyNormalizer()], [new JsonEncoder()]));
+    $transports = ['amqp' => new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
+        'exchange' => ['name' => QUEUE, 'type' => 'fanout'],
+        'queues' => [QUEUE => ['binding_keys' => ['']]],
+    ]), $serializer)];
+    if ($durable) {
+        $transports['events'] = new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
+            'exchange' => ['name' => '', 'default_publish_routing_key' => EVENT_QUEUE],
+            'queues' => [EVENT_QUEUE => []],
+            'auto_setup' => false,
+            'confirm_timeout' => 10,
+        ]), $serializer);
+    }
+
+    return $transports;
 }
 
+/**
+ * A Worker on new transports, connected (so that the first message is not also the first
+ * connect): the bus (Send, Report and Handle middleware), the handlers, and the receivers, which
+ * the fixed variant keeps from rejecting a message whose handler lost the broker.
+ */
+function worker(array $broker, bool $durable, Connection $db, bool $fixed): Worker
+{
+    $transports = transports($broker, $durable);
+    // The handler dispatches through the bus it is part of: the middleware list is filled after.
+    $middleware = new ArrayObject();
+    $bus = new MessageBus($middleware);
+    $middleware->exchangeArray([
+        new SendMessageMiddleware(new SendersLocator(
+            [StoreCustomer::class => ['amqp'], CustomerStored::class => [$durable ? 'events' : 'amqp']],
+            new Services($transports),
+        )),
+        new ReportMiddleware($fixed),
+        new HandleMessageMiddleware(new HandlersLocator([
+            StoreCustomer::class => [new StoreCustomerHandler($bus, $db, $fixed, $durable ? 2 : 1)],
+            CustomerStored::class => [new CustomerStoredHandler()],
+        ])),
+    ]);
+    $transports['amqp']->getMessageCount();
+    $receivers = $fixed ? array_map(static fn ($t) => new KeepOnBrokerLoss($t), $transports) : $transports;
+
+    return new Worker($receivers, $bus);
+}
+
+$broker = amqpOptions(getenv('IOBENCH_AMQP_URL') ?: 'amqp://guest:guest@localhost:5672/');
 $db = parse_url(getenv('IOBENCH_DATABASE_URL') ?: '');
 if (!in_array($db['scheme'] ?? '', ['postgres', 'postgresql'], true)) {
     fwrite(STDERR, "IOBENCH_DATABASE_URL must be a postgres:// URL\n");
@@ -94,33 +140,18 @@ $connection = DriverManager::getConnection([
     'password' => urldecode($db['pass'] ?? ''),
     'serverVersion' => '9.6', // as the seed's doctrine.yaml
 ]);
-
-// The handler dispatches through the bus it is part of: the middleware list is filled after.
-$middleware = new ArrayObject();
-$bus = new MessageBus($middleware);
-$middleware->exchangeArray([
-    new SendMessageMiddleware(new SendersLocator(
-        [StoreCustomer::class => ['amqp'], CustomerStored::class => [$eventsTo]],
-        new Services($transports),
-    )),
-    new ReportMiddleware(),
-    new HandleMessageMiddleware(new HandlersLocator([
-        StoreCustomer::class => [new StoreCustomerHandler($bus, $connection, $variant === 'fixed', $durable ? 2 : 1)],
-        CustomerStored::class => [new CustomerStoredHandler()],
-    ])),
-]);
-
-$receivers = ['amqp' => $commands];
-if ($durable) {
-    $receivers['events'] = $transports['events'];
-}
-$worker = new Worker($receivers, $bus);
-pcntl_async_signals(true);
-pcntl_signal(SIGTERM, static fn () => $worker->stop());
-pcntl_signal(SIGINT, static fn () => $worker->stop());
-
-// Connect both before saying ready, so that the first message is not also the first connect.
 $connection->connect();
-$commands->getMessageCount();
+
+$fixed = $variant === 'fixed';
+$worker = worker($broker, $durable, $connection, $fixed); // a wrong URL fails here, at once
+$supervisor = new Supervisor(static fn (): Worker => worker($broker, $durable, $connection, true));
+pcntl_async_signals(true);
+foreach ([SIGTERM, SIGINT] as $signal) {
+    pcntl_signal($signal, static fn () => $fixed ? $supervisor->stop() : $worker->stop());
+}
 fwrite(STDOUT, "ready\n");
-$worker->run(); // basic.get per message; 1 s of sleep when every queue is empty (5.4's default)
+if ($fixed) {
+    $supervisor->run($worker); // a new Worker after a lost broker
+} else {
+    $worker->run(); // basic.get per message; 1 s of sleep when every queue is empty (5.4's default)
+}

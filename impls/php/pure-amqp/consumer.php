@@ -7,8 +7,20 @@
 // Environment: IOBENCH_AMQP_URL, IOBENCH_DATABASE_URL (postgres://), IOBENCH_BUS_PROFILE (seed:
 // transient events to exchange "messages", the tail of queue "messages"; durable: persistent
 // events confirmed to queue messages.events, which is consumed too).
+//
+// Broker restarts (iobench's --fault restart-broker): php-amqp has no recovery, so the consumer
+// loops. When the broker is lost (an AMQPException out of consume(), a publish, its confirm or an
+// ack), it connects again with back-off (Iobench\Backoff: 100 ms doubling to 2 s, given up after
+// 60 s), declares its exchange and queues and consumes again. A publish lost with the connection
+// rolls the transaction back and reports nothing; a message reported whose ack was lost comes back
+// redelivered, and iobench counts it twice.
 
 declare(strict_types=1);
+
+require __DIR__ . '/../lib/autoload.php';
+iobench_autoload('Iobench\\', __DIR__ . '/../lib');
+
+use Iobench\Backoff;
 
 const QUEUE = 'messages';
 const EVENT_QUEUE = 'messages.events';
@@ -26,36 +38,80 @@ $credentials = [
     'login' => urldecode($amqp['user'] ?? 'guest'),
     'password' => urldecode($amqp['pass'] ?? 'guest'),
 ];
-$connection = new AMQPConnection($credentials);
-$connection->connect();
-$channel = new AMQPChannel($connection); // prefetch: php-amqp's default (amqp.prefetch_count, 3), as the seed
 
-$exchange = new AMQPExchange($channel);
-$exchange->setName(QUEUE);
-$exchange->setType(AMQP_EX_TYPE_DIRECT);
-$exchange->setFlags(AMQP_DURABLE);
-$exchange->declareExchange();
-$queue = new AMQPQueue($channel);
-$queue->setName(QUEUE);
-$queue->setFlags(AMQP_DURABLE);
-$queue->declareQueue();
-$queue->bind(QUEUE, '');
+/**
+ * Connects to the broker and declares the topology: the command queue bound to the direct
+ * exchange "messages" and, in the durable profile, the event queue and a connection of its own in
+ * confirm mode for the events. Returns the session's objects.
+ */
+function openSession(array $credentials, bool $durable): array
+{
+    $connection = new AMQPConnection($credentials);
+    $connection->connect();
+    $channel = new AMQPChannel($connection); // prefetch: php-amqp's default (amqp.prefetch_count, 3), as the seed
+    $exchange = new AMQPExchange($channel);
+    $exchange->setName(QUEUE);
+    $exchange->setType(AMQP_EX_TYPE_DIRECT);
+    $exchange->setFlags(AMQP_DURABLE);
+    $exchange->declareExchange();
+    $queue = durableQueue($channel, QUEUE);
+    $queue->bind(QUEUE, '');
+    $session = ['connections' => [$connection], 'queue' => $queue, 'exchange' => $exchange, 'events' => null, 'eventQueue' => null];
+    if ($durable) {
+        // A connection and channel of their own in confirm mode, so that each event publish waits for
+        // its confirm (librabbitmq cannot wait for a confirm on the connection that consume() reads).
+        $confirmConnection = new AMQPConnection($credentials);
+        $confirmConnection->connect();
+        $confirmChannel = new AMQPChannel($confirmConnection);
+        $confirmChannel->confirmSelect();
+        $confirmChannel->setConfirmCallback(static fn (): bool => false, static fn (): bool => throw new RuntimeException('event nacked'));
+        $session['connections'][] = $confirmConnection;
+        $session['events'] = new AMQPExchange($confirmChannel); // the default exchange
+        $session['eventQueue'] = durableQueue($channel, EVENT_QUEUE);
+    }
 
-$events = null;
-$eventQueue = null;
-if ($durable) {
-    // A connection and channel of their own in confirm mode, so that each event publish waits for
-    // its confirm (librabbitmq cannot wait for a confirm on the connection that consume() reads).
-    $confirmConnection = new AMQPConnection($credentials);
-    $confirmConnection->connect();
-    $confirmChannel = new AMQPChannel($confirmConnection);
-    $confirmChannel->confirmSelect();
-    $confirmChannel->setConfirmCallback(static fn (): bool => false, static fn (): bool => throw new RuntimeException('event nacked'));
-    $events = new AMQPExchange($confirmChannel); // the default exchange
-    $eventQueue = new AMQPQueue($channel);
-    $eventQueue->setName(EVENT_QUEUE);
-    $eventQueue->setFlags(AMQP_DURABLE);
-    $eventQueue->declareQueue();
+    return $session;
+}
+
+function durableQueue(AMQPChannel $channel, string $name): AMQPQueue
+{
+    $queue = new AMQPQueue($channel);
+    $queue->setName($name);
+    $queue->setFlags(AMQP_DURABLE);
+    $queue->declareQueue();
+
+    return $queue;
+}
+
+/** Closes what is left of a lost session's connections. */
+function closeSession(array $session): void
+{
+    foreach ($session['connections'] as $connection) {
+        try {
+            $connection->disconnect();
+        } catch (AMQPException) {
+        }
+    }
+}
+
+/** A new session after the broker was lost, after $backoff's waits; null when stopped meanwhile. */
+function reconnect(array $credentials, bool $durable, Backoff $backoff, Throwable $cause, callable $stopped): ?array
+{
+    while (!$stopped()) {
+        $backoff->wait($cause);
+        try {
+            return openSession($credentials, $durable);
+        } catch (AMQPException $e) {
+            $cause = $e;
+        }
+    }
+
+    return null;
+}
+
+function report(string $kind, int $seq, AMQPEnvelope $envelope): void
+{
+    fwrite(STDOUT, sprintf("%s %d %d %d\n", $kind, $seq, (int) (microtime(true) * 1e9), $envelope->isRedelivery() ? 1 : 0));
 }
 
 $db = parse_url(getenv('IOBENCH_DATABASE_URL') ?: '');
@@ -63,54 +119,64 @@ $pdo = new PDO(sprintf('pgsql:host=%s;port=%d;dbname=%s', $db['host'] ?? 'localh
     urldecode($db['user'] ?? ''), urldecode($db['pass'] ?? ''));
 $pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
 
-function report(string $kind, int $seq, AMQPEnvelope $envelope): void
-{
-    fwrite(STDOUT, sprintf("%s %d %d %d\n", $kind, $seq, (int) (microtime(true) * 1e9), $envelope->isRedelivery() ? 1 : 0));
-}
-
 $stop = false;
 pcntl_async_signals(true);
 pcntl_signal(SIGTERM, static function () use (&$stop) { $stop = true; });
 pcntl_signal(SIGINT, static function () use (&$stop) { $stop = true; });
 
-$handle = static function (AMQPEnvelope $envelope, AMQPQueue $from) use ($pdo, $exchange, $events, &$stop): bool {
-    $data = json_decode($envelope->getBody(), true, 512, JSON_THROW_ON_ERROR);
-    if (($data['type'] ?? '') === 'command') {
-        $pdo->beginTransaction();
-        try {
-            $statement = $pdo->prepare(INSERT);
-            $statement->execute([$data['id'], $data['name'], $data['email']]);
-            $event = json_encode(['type' => 'event', 'id' => $data['id'], 'seq' => $data['seq'], 'sent_ns' => $data['sent_ns']]);
-            if ($events === null) {
-                $exchange->publish($event); // transient, no confirm, as the seed
-            } else {
-                $events->publish($event, EVENT_QUEUE, AMQP_NOPARAM, ['delivery_mode' => 2]);
-                $events->getChannel()->waitForConfirm(10.0);
+// The handler of one session: an exception (the publish's, its confirm's, the ack's) leaves
+// consume(), the transaction rolled back.
+$handler = static function (array $session) use ($pdo, &$stop): Closure {
+    return static function (AMQPEnvelope $envelope, AMQPQueue $from) use ($pdo, $session, &$stop): bool {
+        $data = json_decode($envelope->getBody(), true, 512, JSON_THROW_ON_ERROR);
+        if (($data['type'] ?? '') === 'command') {
+            $pdo->beginTransaction();
+            try {
+                $statement = $pdo->prepare(INSERT);
+                $statement->execute([$data['id'], $data['name'], $data['email']]);
+                $event = json_encode(['type' => 'event', 'id' => $data['id'], 'seq' => $data['seq'], 'sent_ns' => $data['sent_ns']]);
+                if ($session['events'] === null) {
+                    $session['exchange']->publish($event); // transient, no confirm, as the seed
+                } else {
+                    $session['events']->publish($event, EVENT_QUEUE, AMQP_NOPARAM, ['delivery_mode' => 2]);
+                    $session['events']->getChannel()->waitForConfirm(10.0);
+                }
+                $pdo->commit();
+            } catch (Throwable $throwable) {
+                $pdo->rollBack();
+                throw $throwable;
             }
-            $pdo->commit();
-        } catch (Throwable $throwable) {
-            $pdo->rollBack();
-            throw $throwable;
+            report('c', (int) $data['seq'], $envelope);
+        } elseif (($data['type'] ?? '') === 'event') {
+            report('e', (int) $data['seq'], $envelope);
+        } else {
+            fwrite(STDOUT, "x\n");
         }
-        report('c', (int) $data['seq'], $envelope);
-    } elseif (($data['type'] ?? '') === 'event') {
-        report('e', (int) $data['seq'], $envelope);
-    } else {
-        fwrite(STDOUT, "x\n");
-    }
-    $from->ack($envelope->getDeliveryTag());
+        $from->ack($envelope->getDeliveryTag());
 
-    return !$stop; // false ends consume() after a signal, with nothing unacked
+        return !$stop; // false ends consume() after a signal, with nothing unacked
+    };
 };
 
+$session = openSession($credentials, $durable); // a wrong URL fails here, at once
 fwrite(STDOUT, "ready\n");
-if ($eventQueue !== null) {
-    $eventQueue->consume(); // registers a consumer on the same channel; one consume() loop serves both
-}
-try {
-    $queue->consume($handle);
-} catch (AMQPQueueException $e) {
-    if (!$stop) {
-        throw $e;
+$backoff = new Backoff();
+while ($session !== null && !$stop) {
+    $started = microtime(true);
+    try {
+        if ($session['eventQueue'] !== null) {
+            $session['eventQueue']->consume(); // registers a consumer on the same channel; one consume() loop serves both
+        }
+        $session['queue']->consume($handler($session));
+    } catch (AMQPException $e) {
+        if ($stop) {
+            break;
+        }
+        fwrite(STDERR, sprintf("broker lost: %s: %s; reconnecting\n", get_class($e), $e->getMessage()));
+        closeSession($session);
+        $backoff->ended($started);
+        $session = reconnect($credentials, $durable, $backoff, $e, static function () use (&$stop): bool {
+            return $stop;
+        });
     }
 }

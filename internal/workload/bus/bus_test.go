@@ -271,19 +271,26 @@ func TestBusKillSUT(t *testing.T) {
 	}
 }
 
-// TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run.
-func TestBusRestartBroker(t *testing.T) {
-	ctx := context.Background()
-	inst, err := service.Start(ctx, "rabbitmq", service.Options{})
+// restartableStack is a private RabbitMQ, which a test may restart without disturbing the other
+// packages' tests on the shared one, and the test PostgreSQL.
+func restartableStack(t *testing.T) stack {
+	t.Helper()
+	inst, err := service.Start(context.Background(), "rabbitmq", service.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.Stop(ctx)
+	t.Cleanup(func() { inst.Stop(context.Background()) })
 	pg := servicetest.Instance(t, "postgres")
 	st := stack{brokerURL: inst.URL, broker: fromInstance(inst), dbURL: pg.URL, db: fromInstance(pg)}
 	if st.broker.Restart == nil {
 		t.Fatal("a private RabbitMQ started by iobench cannot Restart")
 	}
+	return st
+}
+
+// TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run.
+func TestBusRestartBroker(t *testing.T) {
+	st := restartableStack(t)
 	const n = 2000
 	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
 	checkExact(t, rec, err, n)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +135,9 @@ type Config struct {
 	Impl    string
 	Variant string
 	Expect  []string
+	// RestartBroker lists the variants of Impl that survive a broker restart (its manifest's
+	// restart_broker); with an Impl, Check refuses restart-broker for any other variant.
+	RestartBroker []string
 	// SUTEnv is added to the consumer's environment (tests use it).
 	SUTEnv []string
 	// Progress receives a live progress line, rewritten in place every second; nil for none.
@@ -195,13 +199,34 @@ func (c *Config) Check() error {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
-	if c.Fault.Kind == FaultRestartBroker && c.Profile != ProfileDurable {
-		return fmt.Errorf("%w: --fault restart-broker loses transient messages by design; use it with --profile durable", ErrBadInput)
+	if err := c.checkRestartBroker(); err != nil {
+		return err
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
 	}
 	return nil
+}
+
+// checkRestartBroker refuses restart-broker outside the durable profile, and for a variant of an
+// impl that does not survive a broker restart, naming the variants that do.
+func (c *Config) checkRestartBroker() error {
+	switch {
+	case c.Fault.Kind != FaultRestartBroker:
+		return nil
+	case c.Profile != ProfileDurable:
+		return fmt.Errorf("%w: --fault restart-broker loses transient messages by design; use it with --profile durable", ErrBadInput)
+	case c.Impl == "" || slices.Contains(c.RestartBroker, c.Variant):
+		return nil
+	case len(c.RestartBroker) == 0:
+		return fmt.Errorf("%w: --fault restart-broker: no variant of %s survives a broker restart (its manifest's restart_broker lists none); use kill-sut@50%% or another impl", ErrBadInput, c.Impl)
+	}
+	names := make([]string, len(c.RestartBroker))
+	for i, v := range c.RestartBroker {
+		names[i] = c.Impl + ":" + v
+	}
+	return fmt.Errorf("%w: --fault restart-broker: %s:%s does not survive a broker restart; use %s (its manifest's restart_broker)",
+		ErrBadInput, c.Impl, c.Variant, strings.Join(names, " or "))
 }
 
 // validate is Check plus what needs the services: URLs and, for restart-broker, a broker that

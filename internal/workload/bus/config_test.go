@@ -75,6 +75,30 @@ func TestConfigCheck(t *testing.T) {
 
 // TestCheckRecordsWhatRuns: a sync consumer handles one message at a time, so the settings the
 // record and the consumer get are 1 and 1, whatever the defaults were.
+// TestCheckRestartBrokerVariant: restart-broker runs an impl's variant only if its manifest says
+// it survives one; the refusal is one line naming those that do.
+func TestCheckRestartBrokerVariant(t *testing.T) {
+	c := Config{N: 10, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileDurable,
+		Fault: Fault{Kind: FaultRestartBroker, At: 0.5}, Impl: "php-messenger", Variant: "fixed", RestartBroker: []string{"fixed"}}
+	if err := c.Check(); err != nil {
+		t.Fatalf("a variant that survives: %v", err)
+	}
+	c.Variant = "seed"
+	err := c.Check()
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "php-messenger:seed does not survive") ||
+		!strings.Contains(err.Error(), "use php-messenger:fixed") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a variant that does not: %v", err)
+	}
+	c.RestartBroker = nil
+	if err := c.Check(); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "no variant of php-messenger") {
+		t.Fatalf("an impl without any: %v", err)
+	}
+	c.Impl, c.Variant = "", "" // the built-in consumer, or --sut-cmd: no manifest to ask
+	if err := c.Check(); err != nil {
+		t.Fatalf("no impl: %v", err)
+	}
+}
+
 func TestCheckRecordsWhatRuns(t *testing.T) {
 	c := Config{N: 10, Mode: ModeSync, Concurrency: DefaultConcurrency, Prefetch: DefaultPrefetch, Profile: ProfileSeed}
 	if err := c.Check(); err != nil {

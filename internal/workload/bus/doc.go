@@ -94,8 +94,10 @@
 //
 // kill-sut@P% SIGKILLs the consumer's process group once P% of the commands have been handled and
 // starts a new one. restart-broker@P% (durable profile only: transient messages do not survive a
-// restart by design) restarts a broker iobench started. Neither may lose a command or store one
-// twice; events handled twice are counted as duplicates. In the seed profile a kill can also lose
+// restart by design) restarts a broker iobench started; an impl's variant runs it only if its
+// manifest lists it in restart_broker (it reconnects and consumes again, docs/IMPLS.md), else
+// Check refuses it naming those that do. Neither may lose a command or store one twice; events
+// handled twice are counted as duplicates. In the seed profile a kill can also lose
 // events: they are transient and unconfirmed, and a socket closed by SIGKILL with unread data is
 // reset, dropping what the broker had not read yet. The run reports them as lost (ErrVerify) and
 // says why: that is the seed topology's at-most-once publishing, made visible.

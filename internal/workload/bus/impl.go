@@ -13,13 +13,14 @@ import (
 )
 
 // UseImpl makes an installed consumer impl, running variant v, the consumer of cfg: its command
-// line, its environment (the installation's and the variant's), its topology, its name, and the
-// variant's name, mode and expected findings.
+// line, its environment (the installation's and the variant's), its topology, its name, the
+// variant's name, mode and expected findings, and the variants that survive a broker restart.
 func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
 	cfg.SUT = inst.Command()
 	cfg.SUTEnv = inst.RuntimeEnv(v)
 	cfg.Topology = TopologyOf(inst.Manifest)
 	cfg.Impl, cfg.Variant, cfg.Expect = inst.Manifest.Name, v.Name, v.Expect
+	cfg.RestartBroker = inst.Manifest.Workloads[Name].RestartBroker
 	cfg.Mode = v.Mode
 }
 

@@ -34,22 +34,11 @@ var implsRoot = filepath.Join("..", "..", "..", "impls")
 // command met its row (verified) or every failure is that flaw. An impl is skipped only when the
 // machine lacks one of its prerequisites, and the skip says which.
 func TestBusImpls(t *testing.T) {
-	entries, err := impl.List(implsRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	impls := consumerImpls(t)
 	st := privateDB(t, realStack(t))
 	state := t.TempDir() // one state directory: each impl is installed once
 	langs := map[string]bool{}
-	for _, e := range entries {
-		if e.Err != nil {
-			t.Errorf("%s: %v", e.Dir, e.Err)
-			continue
-		}
-		m := e.Manifest
-		if _, ok := m.Workloads[Name]; !ok || m.Language == "go" {
-			continue
-		}
+	for _, m := range impls {
 		langs[m.Language] = true
 		t.Run(m.Name, func(t *testing.T) {
 			inst := impltest.InstallOrSkip(t, m, state)
@@ -69,9 +58,87 @@ func TestBusImpls(t *testing.T) {
 			}
 		})
 	}
+	everyLanguage(t, langs, "consumer impl of the bus")
+}
+
+// TestBusImplsRestartBroker restarts a private RabbitMQ half-way through a durable run of every
+// variant that a consumer impl of impls/ says survives it (restart_broker): nothing may be lost
+// or stored twice, the consumer must keep running (one start, no kill-sut behind its back), and
+// the deliveries the restart interrupted must come back flagged as redelivered (restartRun).
+// Each language must have one.
+func TestBusImplsRestartBroker(t *testing.T) {
+	impls := consumerImpls(t)
+	st := privateDB(t, restartableStack(t))
+	state := t.TempDir()
+	langs := map[string]bool{}
+	for _, m := range impls {
+		survivors := m.Workloads[Name].RestartBroker
+		if len(survivors) == 0 {
+			continue
+		}
+		langs[m.Language] = true
+		t.Run(m.Name, func(t *testing.T) {
+			inst := impltest.InstallOrSkip(t, m, state)
+			for _, name := range survivors {
+				v, _ := m.Variant(name)
+				t.Run(name, func(t *testing.T) { restartRun(t, st, inst, v) })
+			}
+		})
+	}
+	everyLanguage(t, langs, "bus consumer that survives a broker restart")
+}
+
+// restartRun restarts the broker at half of the commands of a durable run of v and checks the
+// accounting: exact, one consumer start, and redeliveries counted: every command handled twice
+// came back flagged as redelivered, and an async variant, which holds a prefetch of deliveries,
+// had some (a sync one may be between two messages when the broker stops).
+func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant) {
+	t.Helper()
+	n := 1000
+	if v.Mode == ModeAsync {
+		n = 3000
+	}
+	c := implConfig(inst, v, n, ProfileDurable, Fault{Kind: FaultRestartBroker, At: 0.5})
+	c.Timeout = 90 * time.Second
+	rec, err := runImpl(t, st, inst, c)
+	checkExact(t, rec, err, n)
+	b := rec.Bus
+	if b.ConsumerStarts != 1 || b.FaultAtCommands < int64(n/2) || b.DuplicateCommands > b.RedeliveredCommands ||
+		v.Mode == ModeAsync && b.RedeliveredCommands == 0 {
+		t.Fatalf("restart-broker: %+v", *b)
+	}
+	t.Logf("restart-broker: fault after %d commands, recovery %v; %d commands handled (%d twice), %d redelivered; %d events seen (%d twice), %d redelivered",
+		b.FaultAtCommands, b.FaultRecovery.Std(), b.CommandsHandled, b.DuplicateCommands, b.RedeliveredCommands,
+		b.EventsSeen, b.DuplicateEvents, b.RedeliveredEvents)
+}
+
+// consumerImpls returns the consumer impls of impls/ but the built-in go-bus (run above as the
+// test binary); a manifest that does not load fails the test.
+func consumerImpls(t *testing.T) []*impl.Manifest {
+	t.Helper()
+	entries, err := impl.List(implsRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*impl.Manifest
+	for _, e := range entries {
+		if e.Err != nil {
+			t.Errorf("%s: %v", e.Dir, e.Err)
+			continue
+		}
+		if _, ok := e.Manifest.Workloads[Name]; ok && e.Manifest.Language != "go" {
+			out = append(out, e.Manifest)
+		}
+	}
+	return out
+}
+
+// everyLanguage fails the test when one of the non-Go languages had no impl of what it names.
+func everyLanguage(t *testing.T, langs map[string]bool, what string) {
+	t.Helper()
 	for _, l := range []string{"node", "php", "python"} {
 		if !langs[l] {
-			t.Errorf("no %s consumer impl of the bus in impls/", l)
+			t.Errorf("no %s %s in impls/", l, what)
 		}
 	}
 }

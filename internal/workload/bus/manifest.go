@@ -10,7 +10,8 @@ import (
 
 // section is what a consumer impl's manifest declares under workloads.bus: its queues (the
 // command queue, then the durable profile's event queue if it has that profile), the exchange its
-// commands go through (none: the default exchange), and the brokers and databases it speaks.
+// commands go through (none: the default exchange), the brokers and databases it speaks, and the
+// variants that survive a broker restart (restart_broker: they reconnect and consume again).
 var section = impl.Section{Queues: true, Topology: checkTopology}
 
 // Exchange types a manifest may name.
@@ -22,7 +23,7 @@ var (
 	defaultDatabases = []string{"postgres"}
 )
 
-func checkTopology(_ *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
+func checkTopology(m *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
 	if len(w.Queues) > 2 {
 		add(f+".queues", fmt.Sprintf("%d queues", len(w.Queues)), "list the command queue, then the durable profile's event queue if the impl has that profile")
 	}
@@ -48,6 +49,24 @@ func checkTopology(_ *impl.Manifest, f string, w impl.Workload, add func(field, 
 	for _, d := range w.Databases {
 		if d != "postgres" && d != "sqlite" {
 			add(f+".databases", fmt.Sprintf("%q", d), "use postgres or sqlite")
+		}
+	}
+	checkRestartBroker(m, f, w, add)
+}
+
+// checkRestartBroker checks restart_broker: declared variants, each once, of an impl with a
+// durable profile (a restart keeps only durable queues and persistent messages).
+func checkRestartBroker(m *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
+	if len(w.RestartBroker) > 0 && len(w.Queues) < 2 {
+		add(f+".restart_broker", "no durable profile", "a broker restart keeps only the durable profile's messages: list its event queue in queues, or drop restart_broker")
+	}
+	for i, v := range w.RestartBroker {
+		ff := fmt.Sprintf("%s.restart_broker[%d]", f, i)
+		switch {
+		case !slices.Contains(m.VariantNames(), v):
+			add(ff, fmt.Sprintf("unknown variant %q", v), "use one of "+strings.Join(m.VariantNames(), ", "))
+		case slices.Index(w.RestartBroker, v) != i:
+			add(ff, fmt.Sprintf("%q listed twice", v), "list each variant once")
 		}
 	}
 }

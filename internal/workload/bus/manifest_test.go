@@ -18,7 +18,8 @@ workloads:
 `
 
 // TestTopologySection checks the bus's manifest section: the exchange's name and type, the
-// brokers and databases named, and what TopologyOf makes of a valid one.
+// brokers and databases named, the variants that survive a broker restart, and what TopologyOf
+// makes of a valid one.
 func TestTopologySection(t *testing.T) {
 	for _, tc := range []struct{ section, want string }{
 		{"    queues: [a]\n    exchange: {name: x, type: headers}", `workloads.bus.exchange.type: "headers"`},
@@ -28,6 +29,9 @@ func TestTopologySection(t *testing.T) {
 		{"    queues: [a]\n    brokers: [kafka]\n    databases: [mysql]", `"kafka"`},
 		{"    queues: [a, b, c]", "3 queues"},
 		{"    queues: [a]\n    exchange: {name: x, type: direct, key: k}", "workloads.bus.exchange.key: unknown key"},
+		{"    queues: [a, b]\n    restart_broker: [turbo]", `workloads.bus.restart_broker[0]: unknown variant "turbo" (use one of sync)`},
+		{"    queues: [a, b]\n    restart_broker: [sync, sync]", `workloads.bus.restart_broker[1]: "sync" listed twice`},
+		{"    queues: [a]\n    restart_broker: [sync]", "workloads.bus.restart_broker: no durable profile"},
 	} {
 		_, err := impl.Parse([]byte(busManifest+tc.section+"\n"), "")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
