@@ -13,7 +13,7 @@ import (
 func init() { serveSubcommands = append(serveSubcommands, newServeBusCmd) }
 
 func newServeBusCmd() *cobra.Command {
-	var amqpURL, natsURL, brokerURL string
+	var amqpURL, natsURL, brokerURL, profile string
 	var cfg bus.ConsumerConfig
 	env, envErr := bus.ConsumerConfigFromEnv(os.Getenv)
 	cmd := &cobra.Command{
@@ -40,6 +40,13 @@ SIGTERM lets the handlers in flight finish and ack.`,
 			cfg.BrokerURL = busFirstOf(brokerURL, amqpURL, natsURL, env.BrokerURL)
 			cfg.Report = cmd.OutOrStdout()
 			cfg.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			if profile != "" {
+				stop, err := cli.StartCPUProfile(profile)
+				if err != nil {
+					return cli.BadInput("--cpuprofile: %v", err)
+				}
+				defer stop()
+			}
 			if err := bus.Consume(cmd.Context(), cfg); err != nil {
 				return cli.RunError(err)
 			}
@@ -55,6 +62,8 @@ SIGTERM lets the handlers in flight finish and ack.`,
 	fs.StringVar(&natsURL, "nats-url", "", "NATS URL (default $IOBENCH_NATS_URL)")
 	fs.StringVar(&brokerURL, "broker-url", "", "broker URL, amqp:// or nats://")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env.DatabaseURL, "postgres:// or sqlite:// URL (default $IOBENCH_DATABASE_URL)")
+	fs.StringVar(&profile, "cpuprofile", "", "write a Go CPU profile of the consumer to this file (e.g. through 'iobench bus --sut-cmd')")
+	fs.MarkHidden("cpuprofile")
 	return cmd
 }
 
