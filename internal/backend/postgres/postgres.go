@@ -116,14 +116,17 @@ func (db *DB) QueryInt(ctx context.Context, query string, args ...any) (int64, e
 	return *n, nil
 }
 
-// Begin starts a READ COMMITTED transaction on a connection taken from the pool until Commit
-// or Rollback.
+// beginSQL opens every transaction: READ COMMITTED, as pgx's BeginTx would say it.
+const beginSQL = "begin isolation level read committed"
+
+// Begin takes a connection from the pool until Commit or Rollback. BEGIN itself goes out with
+// the transaction's first statement, in one write and one round trip (a pipeline).
 func (db *DB) Begin(ctx context.Context) (backend.Tx, error) {
-	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	return &Tx{tx: tx}, nil
+	return &Tx{conn: conn}, nil
 }
 
 // Close closes every connection of the pool, waiting for those in use to be released.
@@ -132,32 +135,91 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Tx is a transaction. It implements backend.Tx and is not safe for concurrent use.
+// Tx is a READ COMMITTED transaction on a connection of its own. It implements backend.Tx and
+// is not safe for concurrent use.
 type Tx struct {
-	tx pgx.Tx
+	conn  *pgxpool.Conn // nil once the transaction has ended and the connection is back
+	begun bool          // BEGIN was sent
 }
 
-// Exec runs a statement in the transaction and returns the number of rows it affected.
+// Exec runs a statement in the transaction and returns the number of rows it affected; the
+// first one carries BEGIN.
 func (t *Tx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	tag, err := t.tx.Exec(ctx, rebindCached(query), args...)
+	if t.conn == nil {
+		return 0, fmt.Errorf("postgres: exec: %w", pgx.ErrTxClosed)
+	}
+	query = rebindCached(query)
+	if !t.begun {
+		t.begun = true
+		return t.beginWith(ctx, query, args)
+	}
+	tag, err := t.conn.Exec(ctx, query, args...)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: exec: %w", err)
 	}
 	return tag.RowsAffected(), nil
 }
 
-// Commit commits the transaction and returns its connection to the pool.
+// beginWith sends BEGIN and the first statement as one batch (pgx pipelines a batch: one write,
+// one Sync) and reads both results.
+func (t *Tx) beginWith(ctx context.Context, query string, args []any) (int64, error) {
+	var b pgx.Batch
+	b.Queue(beginSQL)
+	b.Queue(query, args...)
+	br := t.conn.SendBatch(ctx, &b)
+	_, err := br.Exec()
+	if err != nil {
+		_ = br.Close()
+		return 0, fmt.Errorf("postgres: begin: %w", err)
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("postgres: exec: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Commit commits the transaction and returns its connection to the pool. A transaction whose
+// statement failed is rolled back by the server, and Commit says so with pgx.ErrTxCommitRollback.
 func (t *Tx) Commit(ctx context.Context) error {
-	if err := t.tx.Commit(ctx); err != nil {
+	if t.conn == nil {
+		return fmt.Errorf("postgres: commit: %w", pgx.ErrTxClosed)
+	}
+	defer t.release()
+	if !t.begun {
+		return nil
+	}
+	tag, err := t.conn.Exec(ctx, "commit")
+	switch {
+	case err != nil:
 		return fmt.Errorf("postgres: commit: %w", err)
+	case tag.String() == "ROLLBACK":
+		return fmt.Errorf("postgres: commit: %w", pgx.ErrTxCommitRollback)
 	}
 	return nil
 }
 
 // Rollback aborts the transaction; after Commit or a previous Rollback it returns nil.
 func (t *Tx) Rollback(ctx context.Context) error {
-	if err := t.tx.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+	if t.conn == nil {
+		return nil
+	}
+	defer t.release()
+	if !t.begun {
+		return nil
+	}
+	if _, err := t.conn.Exec(ctx, "rollback"); err != nil {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
 	return nil
+}
+
+// release returns the connection to the pool, which closes it unless it is idle, outside any
+// transaction (after a failed COMMIT or ROLLBACK, for instance).
+func (t *Tx) release() {
+	t.conn.Release()
+	t.conn = nil
 }

@@ -2,10 +2,15 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/conformance"
@@ -81,4 +86,62 @@ func TestInvalidURLHidesPassword(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("error %v: want an error without the password", err)
 	}
+}
+
+// TestTxBeginWithFirstStatement covers the Tx that sends BEGIN with its first statement: later
+// statements join the transaction, and a transaction whose statement failed cannot commit.
+func TestTxBeginWithFirstStatement(t *testing.T) {
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: 2})
+	defer db.Close()
+	ctx := t.Context()
+	table := fmt.Sprintf("iobench_tx_%d", time.Now().UnixNano())
+	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec(context.WithoutCancel(ctx), "DROP TABLE "+table)
+	insert := "INSERT INTO " + table + " (id) VALUES (?)"
+
+	tx := begin(t, db)
+	for _, id := range []int{1, 2} {
+		if n, err := tx.Exec(ctx, insert, id); err != nil || n != 1 {
+			t.Fatalf("Exec %d = %d, %v", id, n, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+
+	tx = begin(t, db)
+	if _, err := tx.Exec(ctx, insert, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, insert, 1); err == nil {
+		t.Fatal("duplicate key: no error")
+	}
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Fatalf("Commit after a failed statement = %v, want ErrTxCommitRollback", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatalf("Rollback after Commit = %v", err)
+	}
+	if n, err := db.QueryInt(ctx, "SELECT count(*) FROM "+table); err != nil || n != 2 {
+		t.Fatalf("rows = %d, %v; want 2 (the failed transaction's row rolled back)", n, err)
+	}
+
+	tx = begin(t, db) // nothing sent: commit and rollback have nothing to end
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("Commit of an empty transaction: %v", err)
+	}
+	if _, err := tx.Exec(ctx, insert, 4); !errors.Is(err, pgx.ErrTxClosed) {
+		t.Fatalf("Exec after Commit = %v, want ErrTxClosed", err)
+	}
+}
+
+func begin(t *testing.T, db *postgres.DB) backend.Tx {
+	t.Helper()
+	tx, err := db.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
