@@ -35,6 +35,10 @@ type Queue struct {
 type ConsumerConfig struct {
 	Queue    string
 	Prefetch int // at most this many delivered and not yet acked; 0 is the backend's default
+	// AckBacklog lets AckAll hold back up to this many acks of deliveries that came after one
+	// still unacked, so that they go out later with it as one (AMQP: a multiple ack); Close
+	// sends what is held back. Held acks count against Prefetch. 0 holds none back.
+	AckBacklog int
 }
 
 // Delivery is one received message. Ack or Nack must be called exactly once; both are safe to
@@ -44,6 +48,28 @@ type Delivery interface {
 	Redelivered() bool
 	Ack() error
 	Nack(requeue bool) error
+}
+
+// BatchAcker is implemented by Consumers that can acknowledge several deliveries with fewer
+// writes than an Ack each.
+type BatchAcker interface {
+	// AckBatch acknowledges ds, deliveries of this Consumer not yet settled, as an Ack of each
+	// would, except that up to ConsumerConfig.AckBacklog acks may reach the broker later.
+	AckBatch(ds []Delivery) error
+}
+
+// AckAll acknowledges ds, all delivered by c: as one batch where c is a BatchAcker, else one by
+// one.
+func AckAll(c Consumer, ds []Delivery) error {
+	if b, ok := c.(BatchAcker); ok {
+		return b.AckBatch(ds)
+	}
+	for _, d := range ds {
+		if err := d.Ack(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Consumer receives messages until closed or the context ends; the channel then closes.

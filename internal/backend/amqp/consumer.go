@@ -33,11 +33,14 @@ type Consumer struct {
 	closeOnce sync.Once
 	mu        sync.Mutex
 	err       error // why Deliveries closed when not by Close or ctx
+
+	acks acks
 }
 
 var (
 	_ backend.Consumer    = (*Consumer)(nil)
 	_ backend.ErrReporter = (*Consumer)(nil)
+	_ backend.BatchAcker  = (*Consumer)(nil)
 )
 
 // Consumer opens a channel, sets basic.qos to cfg.Prefetch (0 means unlimited) and starts
@@ -75,6 +78,7 @@ func (b *Broker) Consumer(ctx context.Context, cfg backend.ConsumerConfig) (back
 		out:   make(chan backend.Delivery),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
+		acks:  acks{ch: ch, backlog: max(cfg.AckBacklog, 0)},
 	}
 	go c.forward(ctx, b, msgs, closed, cancelled)
 	return c, nil
@@ -92,7 +96,8 @@ func (c *Consumer) forward(ctx context.Context, b *Broker, msgs <-chan amqp091.D
 				c.setErr(c.why(b, closed, cancelled))
 				return
 			}
-			d := &delivery{ch: c.ch, tag: m.DeliveryTag, body: m.Body, redelivered: m.Redelivered}
+			d := &delivery{acks: &c.acks, tag: m.DeliveryTag, body: m.Body, redelivered: m.Redelivered}
+			c.acks.add(d)
 			select {
 			case c.out <- d:
 			case <-c.stop:
@@ -159,8 +164,13 @@ func (c *Consumer) Err() error {
 	return c.err
 }
 
-// Close stops the consumer and closes its channel; the broker requeues deliveries not yet
-// acked. Ack what you hold before calling it.
+// AckBatch acknowledges ds (see backend.BatchAcker): the acked deliveries at the head of those
+// not yet acked go out as one multiple ack, the others one by one once more than AckBacklog
+// of them wait.
+func (c *Consumer) AckBatch(ds []backend.Delivery) error { return c.acks.batch(ds) }
+
+// Close stops the consumer, sends the acks held back and closes its channel; the broker
+// requeues deliveries not yet acked. Ack what you hold before calling it.
 func (c *Consumer) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
@@ -168,6 +178,9 @@ func (c *Consumer) Close() error {
 		<-c.done
 		if c.ch.IsClosed() {
 			return
+		}
+		if aerr := c.acks.flush(); aerr != nil {
+			err = fmt.Errorf("amqp: close consumer of %q: %w", c.queue, aerr)
 		}
 		if cerr := c.ch.Close(); cerr != nil && !errors.Is(cerr, amqp091.ErrClosed) {
 			err = fmt.Errorf("amqp: close consumer of %q: %w", c.queue, cerr)
@@ -178,32 +191,20 @@ func (c *Consumer) Close() error {
 
 // delivery is one received message; it keeps only what Ack and Nack need.
 type delivery struct {
-	ch          *amqp091.Channel
+	acks        *acks
 	tag         uint64
 	body        []byte
 	redelivered bool
-	settled     atomic.Bool
+	state       ackState // guarded by acks.mu
 }
 
 func (d *delivery) Body() []byte      { return d.body }
 func (d *delivery) Redelivered() bool { return d.redelivered }
 
 func (d *delivery) Ack() error {
-	if d.settled.Swap(true) {
-		return ErrAlreadyAcknowledged
-	}
-	if err := d.ch.Ack(d.tag, false); err != nil {
-		return fmt.Errorf("amqp: ack: %w", err)
-	}
-	return nil
+	return d.acks.one(d, func(ch *amqp091.Channel) error { return ch.Ack(d.tag, false) }, "ack")
 }
 
 func (d *delivery) Nack(requeue bool) error {
-	if d.settled.Swap(true) {
-		return ErrAlreadyAcknowledged
-	}
-	if err := d.ch.Nack(d.tag, false, requeue); err != nil {
-		return fmt.Errorf("amqp: nack: %w", err)
-	}
-	return nil
+	return d.acks.one(d, func(ch *amqp091.Channel) error { return ch.Nack(d.tag, false, requeue) }, "nack")
 }

@@ -33,6 +33,7 @@ func Broker(t *testing.T, open func(t *testing.T) backend.Broker) {
 		{"PublishAfterCloseFails", publishAfterCloseFails},
 		{"NackRequeueRedelivers", nackRequeueRedelivers},
 		{"NackDiscardDrops", nackDiscardDrops},
+		{"AckAllInAnyOrder", ackAllInAnyOrder},
 		{"PrefetchBoundsUnacked", prefetchBoundsUnacked},
 		{"ConsumersShareAQueue", consumersShareAQueue},
 		{"PersistentOnDurableQueue", persistentOnDurableQueue},
@@ -298,6 +299,51 @@ func nackDiscardDrops(t *testing.T, b backend.Broker) {
 		t.Fatalf("Ack: %v", err)
 	}
 	depthBecomes(t, b, q, 0)
+}
+
+func ackAllInAnyOrder(t *testing.T, b backend.Broker) {
+	const n = 40
+	q := declare(t, b, false)
+	publishN(t, b, backend.PublisherConfig{Queue: q, Confirm: true}, n)
+	c, err := b.Consumer(testContext(t), backend.ConsumerConfig{Queue: q, Prefetch: n, AckBacklog: 8})
+	if err != nil {
+		t.Fatalf("Consumer: %v", err)
+	}
+	ds := make([]backend.Delivery, n)
+	for i := range ds {
+		ds[i] = recv(t, c)
+	}
+	// Out of order, in batches, one alone: the odd ones first, then the even ones newest first.
+	var order []backend.Delivery
+	for i := 1; i < n; i += 2 {
+		order = append(order, ds[i])
+	}
+	for i := n - 2; i > 0; i -= 2 {
+		order = append(order, ds[i])
+	}
+	for len(order) > 0 {
+		k := min(3, len(order))
+		if err := backend.AckAll(c, order[:k]); err != nil {
+			t.Fatalf("AckAll: %v", err)
+		}
+		order = order[k:]
+	}
+	if err := ds[0].Ack(); err != nil {
+		t.Fatalf("Ack of the oldest: %v", err)
+	}
+	if err := backend.AckAll(c, ds[5:6]); err == nil {
+		t.Fatal("AckAll of an acked delivery: no error")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// Nothing was requeued when the consumer closed: every delivery was acked.
+	depthBecomes(t, b, q, 0)
+	select {
+	case d := <-consumer(t, b, q, n).Deliveries():
+		t.Fatalf("delivery %q (redelivered %v) after every delivery was acked", d.Body(), d.Redelivered())
+	case <-time.After(300 * time.Millisecond):
+	}
 }
 
 func prefetchBoundsUnacked(t *testing.T, b backend.Broker) {

@@ -135,18 +135,20 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 		return false, err
 	}
 	defer b.Close()
-	cmds, err := b.Consumer(life, backend.ConsumerConfig{Queue: CommandsQueue, Prefetch: c.prefetch})
+	cmds, err := b.Consumer(life, c.consumerConfig(CommandsQueue))
 	if err != nil {
 		return false, err
 	}
 	defer cmds.Close()
-	var events backend.Consumer
+	set := newSettler(c.cfg.Report, cmds)
 	var evCh <-chan backend.Delivery // nil in the seed profile: events arrive on the command queue
 	if c.cfg.Profile == ProfileDurable {
-		if events, err = b.Consumer(life, backend.ConsumerConfig{Queue: EventsQueue, Prefetch: c.prefetch}); err != nil {
+		events, err := b.Consumer(life, c.consumerConfig(EventsQueue))
+		if err != nil {
 			return false, err
 		}
 		defer events.Close()
+		set = newSettler(c.cfg.Report, cmds, events)
 		evCh = events.Deliveries()
 	}
 	pubs, err := c.publishers(life, b)
@@ -173,15 +175,22 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	}
 	var wg sync.WaitGroup
 	for i := range c.workers {
-		w := &worker{c: c, pub: pubs[i%len(pubs)], life: life}
+		w := &worker{c: c, pub: pubs[i%len(pubs)], set: set, life: life}
 		wg.Go(func() {
-			if err := w.run(ctx, failed, cmds, events, evCh); err != nil {
+			if err := w.run(ctx, failed, evCh); err != nil {
 				fail(err)
 			}
 		})
 	}
 	wg.Wait()
 	return true, first
+}
+
+// consumerConfig is how the consumer reads queue: acks may wait to go out together (a multiple
+// ack) only while the handlers still have every delivery they could take in hand, Prefetch
+// minus Concurrency of them.
+func (c *consumer) consumerConfig(queue string) backend.ConsumerConfig {
+	return backend.ConsumerConfig{Queue: queue, Prefetch: c.prefetch, AckBacklog: max(c.prefetch-c.workers, 0)}
 }
 
 // publishers opens the event publishers of a session: one per worker when each publish waits
@@ -236,22 +245,23 @@ func (l *lockedPublisher) Flush(ctx context.Context) error {
 	return l.Publisher.Flush(ctx)
 }
 
-// worker is one handler goroutine with its buffers and its event publisher (its own, or shared).
+// worker is one handler goroutine with its buffer, its event publisher (its own, or shared) and
+// the session's settler.
 type worker struct {
-	c      *consumer
-	pub    backend.Publisher
-	life   context.Context
-	evBuf  []byte
-	repBuf []byte
+	c     *consumer
+	pub   backend.Publisher
+	set   *settler
+	life  context.Context
+	evBuf []byte
 }
 
 // run takes deliveries until ctx ends (graceful stop) or the session fails.
-func (w *worker) run(ctx context.Context, failed <-chan struct{}, cmds, events backend.Consumer, evCh <-chan backend.Delivery) error {
-	cmdCh := cmds.Deliveries()
+func (w *worker) run(ctx context.Context, failed <-chan struct{}, evCh <-chan backend.Delivery) error {
+	cmdCh := w.set.srcs[0].Deliveries()
 	for {
 		var d backend.Delivery
 		var ok bool
-		src := cmds
+		src := 0
 		select {
 		case <-ctx.Done():
 			return nil
@@ -259,10 +269,10 @@ func (w *worker) run(ctx context.Context, failed <-chan struct{}, cmds, events b
 			return nil
 		case d, ok = <-cmdCh:
 		case d, ok = <-evCh:
-			src = events
+			src = 1
 		}
 		if !ok {
-			if err := backend.ConsumerErr(src); err != nil {
+			if err := backend.ConsumerErr(w.set.srcs[src]); err != nil {
 				return fmt.Errorf("consumer stopped: %w", err)
 			}
 			if ctx.Err() != nil {
@@ -270,37 +280,30 @@ func (w *worker) run(ctx context.Context, failed <-chan struct{}, cmds, events b
 			}
 			return errors.New("consumer stopped")
 		}
-		if err := w.handle(d); err != nil {
+		if err := w.handle(src, d); err != nil {
 			return err
 		}
 	}
 }
 
-// handle processes one delivery and acks it; on failure it nacks (requeue) and returns the error,
-// which ends the session: the next session sees the message again, redelivered.
-func (w *worker) handle(d backend.Delivery) error {
+// handle processes one delivery and hands it to the settler, which reports and acks it; on
+// failure it nacks (requeue) and returns the error, which ends the session: the next session
+// sees the message again, redelivered.
+func (w *worker) handle(src int, d backend.Delivery) error {
 	m, err := DecodeMessage(d.Body())
 	if err != nil {
 		w.c.cfg.Log.Warn("bus consumer: dropping a message", "err", err)
-		if err := w.report(Report{Kind: ReportBad}); err != nil {
-			return err
-		}
-		return ackErr(d.Ack())
+		return w.set.settle(src, d, Report{Kind: ReportBad})
 	}
+	kind := byte(ReportEvent)
 	if m.Type == TypeCommand {
 		if err := w.store(&m); err != nil {
 			_ = d.Nack(true)
 			return err
 		}
-	}
-	kind := byte(ReportEvent)
-	if m.Type == TypeCommand {
 		kind = ReportCommand
 	}
-	if err := w.report(Report{Kind: kind, Seq: m.Seq, AtNS: time.Now().UnixNano(), Redelivered: d.Redelivered()}); err != nil {
-		return err
-	}
-	return ackErr(d.Ack())
+	return w.set.settle(src, d, Report{Kind: kind, Seq: m.Seq, AtNS: time.Now().UnixNano(), Redelivered: d.Redelivered()})
 }
 
 // store is the seed's command handler: BEGIN; INSERT; publish the event inside the transaction;
@@ -321,14 +324,6 @@ func (w *worker) store(m *Message) error {
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
-func (w *worker) report(r Report) error {
-	w.repBuf = AppendReport(w.repBuf[:0], r)
-	if _, err := w.c.cfg.Report.Write(w.repBuf); err != nil {
-		return errReportLost
 	}
 	return nil
 }

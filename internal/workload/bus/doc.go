@@ -45,7 +45,13 @@
 //
 // For each command: BEGIN; INSERT ... ON CONFLICT (id) DO NOTHING (a redelivered command never
 // makes a second row); publish the event inside the transaction, as the seed did; COMMIT; report;
-// ack. For each event: report; ack. Acks follow each handler, one by one; nothing is batched.
+// ack. For each event: report; ack. BEGIN goes out with the INSERT in one write (the postgres
+// backend pipelines a transaction's first statement). Reports and acks go out in batches, never
+// ahead of what they stand for: a handler hands its handled message to the session's settler,
+// and the first handler to find no batch in progress writes the lines of every message handed
+// over so far in one write(2), then acks those messages: the acked run at the head of the
+// channel's unacked deliveries as one multiple ack, while up to Prefetch - Concurrency acks
+// beyond it may wait to join a later one (so held acks never keep a handler from a delivery).
 // Sync mode is one goroutine, one database connection and prefetch 1 (the seed's messenger polled
 // with basic.get: one round trip per message). Async mode runs Concurrency goroutines in the one
 // process, with a pool of as many database connections and Prefetch unacked deliveries (at least
@@ -58,7 +64,8 @@
 // # The report stream, and why
 //
 // In the seed profile the consumer itself acks the events, so only it knows when each was handled.
-// It says so on stdout, one line per message, written in one write(2) before the ack:
+// It says so on stdout, one line per message, each line whole in one write(2) before the ack
+// (a write may carry several lines):
 //
 //	ready                 once consuming
 //	c SEQ UNIX_NS R       command SEQ committed (R = 1 when the broker flagged a redelivery)
@@ -71,7 +78,7 @@
 // whose only failures are findings its variant expects is "seed flaw reproduced" (FlawReproduced).
 //
 // Lines are tiny and need no database, broker or library, so a PHP, Python or Node consumer can
-// speak it too; pipe writes this short are atomic, so handlers share stdout without a lock.
+// speak it too; pipe writes this short are atomic, so handlers may share stdout without a lock.
 // Because the line precedes the ack, a consumer killed with SIGKILL can only make the load side
 // see a message twice (it was redelivered), never miss one it acked: at-least-once accounting.
 // The load side keeps one counter byte and one send time per sequence number (9 bytes per
