@@ -68,3 +68,41 @@ func FuzzDecodeMessage(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeFlat(t *testing.T) {
+	cmd := AppendCommand(nil, testID, 42, 1700000000123456789)
+	ev := []byte(`{"type":"event","id":"` + testID + `","seq":42,"sent_ns":1700000000123456789}`)
+	for _, body := range [][]byte{cmd, ev, []byte(" { \"seq\" : -0 ,\n\"type\":\"event\" } "), []byte("{}")} {
+		var m Message
+		if !decodeFlat(body, &m) {
+			t.Errorf("%s: not taken the quick way", body)
+		}
+	}
+	for _, body := range []string{
+		`{"Type":"event"}`, `{"type":"ev\u0065nt"}`, `{"type":"é"}`, `{"seq":1.5}`, `{"seq":01}`,
+		`{"seq":"1"}`, `{"name":null}`, `{"seq":99999999999999999999}`, `{"seq":1,}`, `{,}`, `{"seq":1}x`,
+	} {
+		var m Message
+		if decodeFlat([]byte(body), &m) {
+			t.Errorf("%s: taken the quick way, want encoding/json's", body)
+		}
+	}
+}
+
+// FuzzDecodeFlat checks that what decodeFlat takes, encoding/json decodes the same.
+func FuzzDecodeFlat(f *testing.F) {
+	f.Add(AppendCommand(nil, testID, 7, 99))
+	f.Add([]byte(`{"type":"event","id":"x","seq":3,"sent_ns":-5,"seq":4}`))
+	f.Add([]byte(" {\t} "))
+	f.Add([]byte(`{"seq":-9223372036854775808,"sent_ns":9223372036854775807}`))
+	f.Add([]byte(`{"seq":9223372036854775808}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var quick, slow Message
+		if !decodeFlat(body, &quick) {
+			return
+		}
+		if err := json.Unmarshal(body, &slow); err != nil || quick != slow {
+			t.Fatalf("%q: decodeFlat %+v, encoding/json %+v (%v)", body, quick, slow, err)
+		}
+	})
+}
