@@ -47,11 +47,12 @@
 // makes a second row); publish the event inside the transaction, as the seed did; COMMIT; report;
 // ack. For each event: report; ack. BEGIN goes out with the INSERT in one write (the postgres
 // backend pipelines a transaction's first statement). Reports and acks go out in batches, never
-// ahead of what they stand for: a handler hands its handled message to the session's settler,
-// and the first handler to find no batch in progress writes the lines of every message handed
-// over so far in one write(2), then acks those messages: the acked run at the head of the
-// channel's unacked deliveries as one multiple ack, while up to Prefetch - Concurrency acks
-// beyond it may wait to join a later one (so held acks never keep a handler from a delivery).
+// ahead of what they stand for: a handler hands its handled message to the session's settler, and
+// the first handler to find no batch in progress yields once (runtime.Gosched: handlers ready to
+// run finish and join), writes the lines of every message handed over so far in one write(2), then
+// acks those messages: the acked run at the head of the channel's unacked deliveries as one
+// multiple ack, while up to Prefetch - Concurrency acks beyond it may wait to join a later one (so
+// held acks never keep a handler from a delivery).
 // Sync mode is one goroutine, one database connection and prefetch 1 (the seed's messenger polled
 // with basic.get: one round trip per message). Async mode runs Concurrency goroutines in the one
 // process, with a pool of as many database connections and Prefetch unacked deliveries (at least

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/iobench/iobench/internal/backend"
@@ -9,9 +10,10 @@ import (
 
 // settler reports handled messages and acks them in batches, so that the handlers do not each
 // pay one write(2) for a report line and another for an ack. A handler hands its message over
-// (settle); the first one that finds no batch in progress writes the report lines of every
-// message handed over so far in one write, then acks them (backend.AckAll: one multiple ack
-// where the broker allows), and goes on while more were handed over meanwhile. Every message
+// (settle); the first one that finds no batch in progress yields once, so that handlers ready
+// to run may finish and join, then writes the report lines of every message handed over so far
+// in one write, acks them (backend.AckAll: one multiple ack where the broker allows), and goes
+// on while more were handed over meanwhile. Every message
 // is still reported before it is acked, and acked only once handled.
 type settler struct {
 	report io.Writer
@@ -50,6 +52,9 @@ func (s *settler) settle(src int, d backend.Delivery, r Report) error {
 	}
 	s.busy = true
 	for {
+		s.mu.Unlock()
+		runtime.Gosched() // handlers ready to run may finish now and join the batch
+		s.mu.Lock()
 		b := s.next
 		if len(b.lines) == 0 {
 			s.busy = false
