@@ -56,11 +56,12 @@
 // Sync mode is one goroutine, one database connection and prefetch 1 (the seed's messenger polled
 // with basic.get: one round trip per message). Async mode runs Concurrency goroutines in the one
 // process, with a pool of as many database connections and Prefetch unacked deliveries (at least
-// Concurrency, so no handler waits for the broker), like service-bus's 80 tasks on amphp. Events
-// go out through one publisher shared under a lock (one AMQP channel, as service-bus had), or in
-// the durable profile one per goroutine, so that confirms are awaited in parallel. After losing
-// the broker or the database
-// the consumer reconnects with back-off; what was unacked is redelivered and handled again.
+// Concurrency, so no handler waits for the broker), like service-bus's 80 tasks on amphp; `iobench
+// serve bus` runs them on one OS thread at a time (--threads 1, GOMAXPROCS), as amphp's one loop.
+// Events go out through one publisher shared under a lock (one AMQP channel, as service-bus had),
+// or in the durable profile one per goroutine, so that confirms are awaited in parallel. After
+// losing the broker or the database the consumer reconnects with back-off; what was unacked is
+// redelivered and handled again.
 //
 // # The report stream, and why
 //
