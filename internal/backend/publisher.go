@@ -43,6 +43,32 @@ type Publisher interface {
 	Close() error
 }
 
+// BatchPublisher is implemented by Publishers that can send several messages in one write.
+type BatchPublisher interface {
+	// PublishBatch publishes bodies in order, as Publish would each, and returns once all of
+	// them are written (or confirmed, as Publish), or at the first failure.
+	PublishBatch(ctx context.Context, bodies [][]byte) error
+}
+
+// PublishAll publishes bodies through p: as one batch where p is a BatchPublisher, else one by
+// one.
+func PublishAll(ctx context.Context, p Publisher, bodies [][]byte) error {
+	if b, ok := p.(BatchPublisher); ok {
+		return b.PublishBatch(ctx, bodies)
+	}
+	return PublishEach(ctx, p, bodies)
+}
+
+// PublishEach publishes bodies through p one by one, stopping at the first failure.
+func PublishEach(ctx context.Context, p Publisher, bodies [][]byte) error {
+	for _, body := range bodies {
+		if err := p.Publish(ctx, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PublishCounts is what a Publisher has sent and what the broker made of it.
 type PublishCounts struct {
 	Written     int64     // messages written (a write that fails is taken back)

@@ -25,7 +25,8 @@ const handshakeTimeout = 10 * time.Second
 // safe for concurrent use.
 type Broker struct {
 	conn     *amqp091.Connection
-	redacted string // the URL with its password masked, for messages
+	sock     *corkConn // the socket under conn (under TLS with amqps)
+	redacted string    // the URL with its password masked, for messages
 
 	mu    sync.Mutex       // guards admin
 	admin *amqp091.Channel // channel for declare, delete and depth; reopened after a channel error
@@ -46,16 +47,17 @@ func Open(ctx context.Context, rawURL string) (*Broker, error) {
 	if !slices.Contains(schemes, u.Scheme) {
 		return nil, fmt.Errorf("amqp: URL %s must start with amqp:// or amqps://", redacted)
 	}
+	var sock *corkConn
 	cfg := amqp091.Config{
 		Properties: amqp091.NewConnectionProperties(),
-		Dial:       dialer(ctx),
+		Dial:       dialer(ctx, &sock),
 	}
 	cfg.Properties.SetClientConnectionName("iobench")
 	conn, err := amqp091.DialConfig(rawURL, cfg)
 	if err != nil {
 		return nil, connectErr(redacted, u, err)
 	}
-	b := &Broker{conn: conn, redacted: redacted}
+	b := &Broker{conn: conn, sock: sock, redacted: redacted}
 	closed := conn.NotifyClose(make(chan *amqp091.Error, 1))
 	go func() {
 		if e, ok := <-closed; ok {
@@ -66,8 +68,9 @@ func Open(ctx context.Context, rawURL string) (*Broker, error) {
 }
 
 // dialer returns an amqp091 dial function that honours ctx for the TCP connect and puts a
-// deadline on the handshake; amqp091 clears the deadline once the connection is open.
-func dialer(ctx context.Context) func(network, addr string) (net.Conn, error) {
+// deadline on the handshake (amqp091 clears it once the connection is open); the socket it
+// dials, corkable, goes to *sock.
+func dialer(ctx context.Context, sock **corkConn) func(network, addr string) (net.Conn, error) {
 	return func(network, addr string) (net.Conn, error) {
 		deadline := time.Now().Add(handshakeTimeout)
 		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -82,7 +85,8 @@ func dialer(ctx context.Context) func(network, addr string) (net.Conn, error) {
 			_ = c.Close()
 			return nil, err
 		}
-		return c, nil
+		*sock = &corkConn{Conn: c}
+		return *sock, nil
 	}
 }
 

@@ -13,7 +13,9 @@
 // nacks as they come (basic.ack with multiple set counts every message it covers). Without a
 // Window, Publish returns only after the broker acknowledged its message (a nack is an error);
 // with a Window of N, Publish returns once the message is written and waits first while N are
-// unconfirmed, and Flush waits for the rest. Persistent sets delivery mode 2.
+// unconfirmed, and Flush waits for the rest. Persistent sets delivery mode 2. Without confirms,
+// PublishBatch writes its messages in one write(2): the connection's socket is corked meanwhile,
+// so that whatever else is written on it then (acks, other channels) goes out with them.
 //
 // A Consumer sets basic.qos to its Prefetch (0: unlimited) and acknowledges manually. AckBatch
 // (backend.AckAll) acks the run of acked deliveries at the head of those not yet acked with one

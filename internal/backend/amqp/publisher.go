@@ -32,7 +32,10 @@ type Publisher struct {
 	listened chan struct{} // closed when the confirm listener has returned; nil without confirms
 }
 
-var _ backend.Publisher = (*Publisher)(nil)
+var (
+	_ backend.Publisher      = (*Publisher)(nil)
+	_ backend.BatchPublisher = (*Publisher)(nil)
+)
 
 // Publisher opens a channel for cfg, in confirm mode when cfg.Confirm. Messages go to
 // cfg.Exchange (the default exchange when empty) with routing key cfg.RoutingKey, or
@@ -115,6 +118,20 @@ func (p *Publisher) Publish(ctx context.Context, body []byte) error {
 		return fmt.Errorf("amqp: publish to %q: %w", p.key, ErrNacked)
 	}
 	return nil
+}
+
+// PublishBatch publishes bodies in order. Without confirms they go out in one write (the
+// connection's socket is corked meanwhile, see corkConn); with confirms one by one, as Publish.
+func (p *Publisher) PublishBatch(ctx context.Context, bodies [][]byte) error {
+	if p.listened != nil { // confirms: a publish may wait for the confirm of one still corked
+		return backend.PublishEach(ctx, p, bodies)
+	}
+	p.b.sock.cork()
+	err := backend.PublishEach(ctx, p, bodies)
+	if uerr := p.b.sock.uncork(); err == nil && uerr != nil {
+		err = p.fail(uerr)
+	}
+	return err
 }
 
 // Ready returns once a Publish would not wait for a free confirm slot.

@@ -22,6 +22,7 @@ func Broker(t *testing.T, open func(t *testing.T) backend.Broker) {
 		{"DeclareWithOtherDurabilityFails", declareWithOtherDurabilityFails},
 		{"MissingQueue", missingQueue},
 		{"PublishConsumeExactlyOnce", publishConsumeExactlyOnce},
+		{"PublishAllInOrder", publishAllInOrder},
 		{"ConfirmedPublishesAreCounted", confirmedPublishesAreCounted},
 		{"ConcurrentConfirmedPublishers", concurrentConfirmedPublishers},
 		{"ConfirmWindowBoundsUnconfirmed", confirmWindowBoundsUnconfirmed},
@@ -209,6 +210,38 @@ func publishConsumeExactlyOnce(t *testing.T, b backend.Broker) {
 	if err := d.Ack(); err != nil {
 		t.Fatalf("Ack: %v", err)
 	}
+}
+
+// publishAllInOrder publishes batches (backend.PublishAll), with and without confirms.
+func publishAllInOrder(t *testing.T, b backend.Broker) {
+	const n = 60
+	q := declare(t, b, false)
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = fmt.Appendf(nil, "msg-%d", i)
+	}
+	for _, confirm := range []bool{false, true} {
+		p := publisher(t, b, backend.PublisherConfig{Queue: q, Confirm: confirm})
+		for i := 0; i < n; i += 20 {
+			if err := backend.PublishAll(testContext(t), p, bodies[i:i+20]); err != nil {
+				t.Fatalf("PublishAll (confirm %v): %v", confirm, err)
+			}
+		}
+		if err := p.Close(); err != nil {
+			t.Fatalf("Publisher.Close: %v", err)
+		}
+	}
+	c := consumer(t, b, q, n)
+	for i := range 2 * n {
+		d := recv(t, c)
+		if want := fmt.Sprintf("msg-%d", i%n); string(d.Body()) != want {
+			t.Fatalf("delivery %d = %q, want %q", i, d.Body(), want)
+		}
+		if err := d.Ack(); err != nil {
+			t.Fatalf("Ack: %v", err)
+		}
+	}
+	depthBecomes(t, b, q, 0)
 }
 
 func confirmedPublishesAreCounted(t *testing.T, b backend.Broker) {

@@ -160,6 +160,7 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 			p.Close()
 		}
 	}()
+	senders := c.senders(pubs)
 	if !c.ready {
 		if _, err := c.cfg.Report.Write(AppendReport(nil, Report{Kind: ReportReady})); err != nil {
 			return true, errReportLost
@@ -175,7 +176,7 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	}
 	var wg sync.WaitGroup
 	for i := range c.workers {
-		w := &worker{c: c, pub: pubs[i%len(pubs)], set: set, life: life}
+		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life}
 		wg.Go(func() {
 			if err := w.run(ctx, failed, evCh); err != nil {
 				fail(err)
@@ -193,63 +194,11 @@ func (c *consumer) consumerConfig(queue string) backend.ConsumerConfig {
 	return backend.ConsumerConfig{Queue: queue, Prefetch: c.prefetch, AckBacklog: max(c.prefetch-c.workers, 0)}
 }
 
-// publishers opens the event publishers of a session: one per worker when each publish waits
-// for its confirm (durable), so that handlers wait in parallel; else one shared by all workers
-// (as service-bus shared its channel), which measured 5-10% less CPU in RabbitMQ and the
-// consumer than 80 channels, a publish being a mere socket write.
-func (c *consumer) publishers(ctx context.Context, b backend.Broker) ([]backend.Publisher, error) {
-	cfg := eventPublisher(c.cfg.Profile)
-	n := c.workers
-	if !cfg.Confirm {
-		n = 1
-	}
-	pubs := make([]backend.Publisher, n)
-	for i := range pubs {
-		p, err := b.Publisher(ctx, cfg)
-		if err != nil {
-			for _, p := range pubs[:i] {
-				p.Close()
-			}
-			return nil, err
-		}
-		pubs[i] = p
-	}
-	if n == 1 && c.workers > 1 {
-		pubs[0] = &lockedPublisher{Publisher: pubs[0]}
-	}
-	return pubs, nil
-}
-
-// lockedPublisher shares one Publisher (Publish, Ready and Flush not safe for concurrent use)
-// between workers.
-type lockedPublisher struct {
-	backend.Publisher
-	mu sync.Mutex
-}
-
-func (l *lockedPublisher) Publish(ctx context.Context, body []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.Publisher.Publish(ctx, body)
-}
-
-func (l *lockedPublisher) Ready(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.Publisher.Ready(ctx)
-}
-
-func (l *lockedPublisher) Flush(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.Publisher.Flush(ctx)
-}
-
 // worker is one handler goroutine with its buffer, its event publisher (its own, or shared) and
 // the session's settler.
 type worker struct {
 	c     *consumer
-	pub   backend.Publisher
+	pub   sender
 	set   *settler
 	life  context.Context
 	evBuf []byte

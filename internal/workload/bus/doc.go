@@ -58,8 +58,10 @@
 // process, with a pool of as many database connections and Prefetch unacked deliveries (at least
 // Concurrency, so no handler waits for the broker), like service-bus's 80 tasks on amphp; `iobench
 // serve bus` runs them on one OS thread at a time (--threads 1, GOMAXPROCS), as amphp's one loop.
-// Events go out through one publisher shared under a lock (one AMQP channel, as service-bus had),
-// or in the durable profile one per goroutine, so that confirms are awaited in parallel. After
+// Events go out through one publisher shared by the goroutines (one AMQP channel, as service-bus
+// had), which sends the events of the handlers that publish at the same time in one write, each
+// handler going on to its COMMIT only once its event is written; or in the durable profile one per
+// goroutine, so that confirms are awaited in parallel. After
 // losing the broker or the database the consumer reconnects with back-off; what was unacked is
 // redelivered and handled again.
 //
