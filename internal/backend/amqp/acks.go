@@ -25,7 +25,8 @@ const (
 // the broker already heard of (RabbitMQ closes the channel for an unknown tag).
 type acks struct {
 	ch      *amqp091.Channel
-	backlog int // held acks allowed beyond the head's run
+	sock    *corkConn // the connection's socket: a batch's acks go out in one write
+	backlog int       // held acks allowed beyond the head's run
 
 	mu    sync.Mutex
 	queue []*delivery // not yet told, oldest first, from head on
@@ -56,7 +57,7 @@ func (a *acks) one(d *delivery, send func(*amqp091.Channel) error, what string) 
 }
 
 // batch acks ds: held, then told with the head's run as one multiple ack, and one by one when
-// more than the backlog are held.
+// more than the backlog are held; all in one write.
 func (a *acks) batch(ds []backend.Delivery) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -73,7 +74,12 @@ func (a *acks) batch(ds []backend.Delivery) error {
 		bd.(*delivery).state = held
 	}
 	a.held += len(ds)
-	return a.send(a.backlog)
+	a.sock.cork()
+	err := a.send(a.backlog)
+	if uerr := a.sock.uncork(); err == nil && uerr != nil {
+		err = fmt.Errorf("amqp: ack: %w", uerr)
+	}
+	return err
 }
 
 // flush tells the broker of every held ack.

@@ -78,7 +78,7 @@ func (b *Broker) Consumer(ctx context.Context, cfg backend.ConsumerConfig) (back
 		out:   make(chan backend.Delivery),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
-		acks:  acks{ch: ch, backlog: max(cfg.AckBacklog, 0)},
+		acks:  acks{ch: ch, sock: b.sock, backlog: max(cfg.AckBacklog, 0)},
 	}
 	go c.forward(ctx, b, msgs, closed, cancelled)
 	return c, nil

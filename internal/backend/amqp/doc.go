@@ -19,8 +19,8 @@
 //
 // A Consumer sets basic.qos to its Prefetch (0: unlimited) and acknowledges manually. AckBatch
 // (backend.AckAll) acks the run of acked deliveries at the head of those not yet acked with one
-// multiple ack, the others one by one, or, up to AckBacklog of them, later with the head's;
-// Close sends those. When the connection or
+// multiple ack, the others one by one, or, up to AckBacklog of them, later with the head's; all
+// in one write (the socket corked), and Close sends those held back. When the connection or
 // channel fails (broker restart, queue deleted), its Deliveries channel closes and Err reports
 // the cause; Close and context cancellation close it with a nil Err. Deliveries still unacked
 // when the Consumer closes are requeued by the broker.
