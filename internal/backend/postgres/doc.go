@@ -4,8 +4,9 @@
 // identifiers, dollar-quoted strings and comments; so the jsonb operators ?, ?| and ?& cannot
 // be written bare). Statements are prepared once per connection and cached (pgx's default
 // QueryExecModeCacheStatement). Transactions run at READ COMMITTED, and BEGIN goes out with the
-// first statement of a transaction in one pipelined write, so the bus's BEGIN; INSERT costs one
-// round trip after the first, and COMMIT one more. QueryInt reads SQL NULL as 0.
+// first statement of a transaction in one write (a pgconn batch of both, prepared; string
+// arguments go as text, others as pgx encodes them), so the bus's BEGIN; INSERT costs one round
+// trip after the first, and COMMIT one more. QueryInt reads SQL NULL as 0.
 //
 // The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS.
 // Open pings the server, so an unreachable server, a wrong password or a missing database
