@@ -6,7 +6,8 @@
 #   N=20000 bash bench/bus.sh         # a quicker look
 #
 # Prints commands/s per mode (mean over the command phase and peak second), async/sync, async as a
-# fraction of pgbench's tps at concurrency 80, and the CPU per 1,000 commands of each process.
+# fraction of pgbench's tps at concurrency 80, the CPU per 1,000 commands of each process, and the
+# async consumer's CPU per 1,000 commands against pgbench's client per 1,000 transactions.
 # Records go to $OUT (default results/bench-bus-<time>). Needs jq and pgbench (postgresql-client).
 set -euo pipefail
 
@@ -90,6 +91,9 @@ row() { # record -> one line of figures
 		] | @tsv' "$1"
 }
 mean() { jq '.bus.phases[1].mean_per_sec' "$OUT/$1.json"; }
+consumer_ms() { # record -> the consumer's CPU ms per 1,000 commands
+	jq --argjson n "$N" '[.processes[] | select(.role == "sut")][0] | (.cpu_user_s + .cpu_system_s) * 1e6 / $n' "$1"
+}
 {
 	echo "N=$N commands, concurrency $CONCURRENCY, prefetch $PREFETCH; $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%dT%H:%MZ)"
 	echo
@@ -107,6 +111,10 @@ mean() { jq '.bus.phases[1].mean_per_sec' "$OUT/$1.json"; }
 		-v ns="$(mean nats-sqlite-sync)" -v na="$(mean nats-sqlite-async)" 'BEGIN {
 		printf "rabbitmq+postgres: async/sync %.2fx, async/pgbench %.2fx (must reach 2x and 0.25x)\n", a / s, a / p
 		printf "nats+sqlite:       async/sync %.2fx\n", na / ns
+	}'
+	awk -v c="$(consumer_ms "$OUT/rabbitmq-postgres-async.json")" -v client="$PGCLIENT" -v tx="$PGTX" 'BEGIN {
+		p = client * 1e6 / tx
+		printf "rabbitmq+postgres async consumer: %.1f ms CPU per 1,000 commands, %.2fx the pgbench client (%.1f per 1,000 transactions); issue 14: at most 60\n", c, c / p, p
 	}'
 } | tee "$OUT/summary.txt"
 echo "records: $OUT" >&2
