@@ -187,9 +187,9 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	return true, first
 }
 
-// consumerConfig is how the consumer reads queue: acks may wait to go out together (a multiple
-// ack) only while the handlers still have every delivery they could take in hand, Prefetch
-// minus Concurrency of them.
+// consumerConfig is how the consumer reads queue: up to Prefetch - Concurrency acks may be held
+// back to go out with a later multiple ack, so that held acks and busy handlers together stay
+// within the prefetch.
 func (c *consumer) consumerConfig(queue string) backend.ConsumerConfig {
 	return backend.ConsumerConfig{Queue: queue, Prefetch: c.prefetch, AckBacklog: max(c.prefetch-c.workers, 0)}
 }

@@ -52,7 +52,7 @@
 // run finish and join), writes the lines of every message handed over so far in one write(2), then
 // acks those messages: the acked run at the head of the channel's unacked deliveries as one
 // multiple ack, while up to Prefetch - Concurrency acks beyond it may wait to join a later one (so
-// held acks never keep a handler from a delivery).
+// that held acks and busy handlers together stay within the prefetch).
 // Sync mode is one goroutine, one database connection and prefetch 1 (the seed's messenger polled
 // with basic.get: one round trip per message). Async mode runs Concurrency goroutines in the one
 // process, with a pool of as many database connections and Prefetch unacked deliveries (at least
