@@ -177,17 +177,26 @@ func TestFanoutPythonAndNode(t *testing.T) {
 
 // TestFanoutPHP runs the seed's own service, Guzzle under PHP-FPM and nginx: its /async, as the
 // seed wrote it, overlaps nothing (curl-multi sends at wait()), which is what the seed's 1.86x
-// missed; /async-overlap, ticking curl during the work, does overlap.
+// missed; /async-overlap, ticking curl during the work, does overlap. As for Go, 25 ms each keep
+// PHP-FPM's own cost from blurring the two, and a busy machine (which can only lower the ratio)
+// gets up to three tries.
 func TestFanoutPHP(t *testing.T) {
 	if _, err := os.Stat("/usr/share/php/GuzzleHttp/autoload.php"); err != nil && os.Getenv("CI") == "" {
 		t.Skip("php-guzzlehttp-guzzle is not installed (scripts/install-services.sh installs it)")
 	}
-	recs := runRoutes(t, "php-fanout", "")
-	if r := recs["php-fanout /async"]; r.Fanout.Overlap >= 1.3 || r.Fanout.Verdict != VerdictNone {
-		t.Errorf("php /async overlap %.2f (%s): Guzzle's curl-multi sends nothing before wait()", r.Fanout.Overlap, r.Fanout.Verdict)
-	}
-	if r := recs["php-fanout /async-overlap"]; r.Fanout.Overlap < 1.2 {
-		t.Errorf("php /async-overlap overlap %.2f: ticking curl during the work must overlap", r.Fanout.Overlap)
+	for attempt := 1; ; attempt++ {
+		recs := runRoutes(t, "php-fanout", ", upstream_delay: 25ms, work: 25ms")
+		if r := recs["php-fanout /async"]; r.Fanout.Overlap >= 1.3 || r.Fanout.Verdict != VerdictNone {
+			t.Fatalf("php /async overlap %.2f (%s): Guzzle's curl-multi sends nothing before wait()", r.Fanout.Overlap, r.Fanout.Verdict)
+		}
+		r := recs["php-fanout /async-overlap"]
+		if r.Fanout.Overlap >= 1.2 {
+			return
+		}
+		if attempt == 3 {
+			t.Fatalf("php /async-overlap overlap %.2f: ticking curl during the work must overlap", r.Fanout.Overlap)
+		}
+		t.Logf("attempt %d: /async-overlap overlap %.2f; again (a busy machine lowers the ratio)", attempt, r.Fanout.Overlap)
 	}
 }
 
