@@ -25,7 +25,9 @@ const (
 	SaturatedThread = 85.0
 	// SaturatedCPU is the share of all the machine's cores (cores × 100% of one) from which the
 	// CPU was saturated: by the measured processes together, or by all the machine's processes.
-	SaturatedCPU = 90.0
+	// It is SaturatedThread's figure: at a closed loop's peak the cores still idle a few points
+	// between wake-ups (go-hello unpinned at 56k req/s: generator 84% + go-hello 89% of 2 cores).
+	SaturatedCPU = 85.0
 	// shownShare is the share of all cores below which a process is left out of the CPU's list.
 	shownShare = 1.0
 )
