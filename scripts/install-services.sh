@@ -33,7 +33,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done
