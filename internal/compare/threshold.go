@@ -82,10 +82,6 @@ type Outcome struct {
 	Crossed   []Violation
 }
 
-// Passed says every row checked stayed within the threshold; an outcome with nothing checked
-// (no record has the metric) did not pass.
-func (o Outcome) Passed() bool { return len(o.Checked) > 0 && len(o.Crossed) == 0 }
-
 // Outcomes checks each threshold against the rows of its metric, in the order given.
 func Outcomes(t Table, ths []Threshold) []Outcome {
 	out := make([]Outcome, len(ths))
