@@ -9,7 +9,8 @@
 #   scripts/install-services.sh           install what is missing (as root), then exit 0
 #   scripts/install-services.sh --check   only report; exit 1 if something is missing
 #   --with-test-tools                     also what the test suite needs: chromium (the HTML
-#                                         report test) and python3-pip
+#                                         report test), python3-pip and prometheus-pushgateway
+#                                         (the OpenMetrics export's push test)
 #
 # It only installs: iobench starts private instances on free ports of 127.0.0.1 itself
 # ('iobench services up', or each run), so no daemon is started here. A policy-rc.d that
@@ -23,7 +24,7 @@ PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memc
   nginx php8.2-fpm php8.2-cli php8.2-redis php8.2-memcached php8.2-zmq php-predis php-amphp-amp
   php8.2-amqp php8.2-pgsql php-symfony-messenger php-symfony-amqp-messenger php-symfony-serializer
   php-doctrine-dbal php8.2-curl php-guzzlehttp-guzzle php-monolog python3-venv)
-readonly TEST_TOOLS=(chromium python3-pip)
+readonly TEST_TOOLS=(chromium python3-pip prometheus-pushgateway)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
@@ -32,7 +33,7 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
   esac
 done

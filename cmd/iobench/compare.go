@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/compare"
+	"github.com/iobench/iobench/internal/result"
 )
 
 func init() { subcommands = append(subcommands, newCompareCmd) }
@@ -15,6 +17,7 @@ func init() { subcommands = append(subcommands, newCompareCmd) }
 type compareFlags struct {
 	failIf []string
 	alpha  float64
+	junit  string
 }
 
 func newCompareCmd() *cobra.Command {
@@ -29,9 +32,11 @@ a Mann-Whitney U test at --alpha with 3 or more repeats per side (as benchstat),
 min–max ranges overlap ("too few repeats"). With one group on each side, those two are compared.
 
 --fail-if sets a limit on a change of the medians ('p99>+10%': p99 grew by more than 10%;
-'throughput<-5%': throughput fell by more than 5%); any group crossing one exits 1.`,
+'throughput<-5%': throughput fell by more than 5%); any group crossing one exits 1. --junit writes
+those verdicts as JUnit XML, one test case per --fail-if, for CI systems to show.`,
 		Example: `  iobench compare results/20261120-quick results/20261121-quick
-  iobench compare --fail-if 'p99>+10%' --fail-if 'throughput<-5%' base/ new/`,
+  iobench compare --fail-if 'p99>+10%' --fail-if 'throughput<-5%' base/ new/
+  iobench compare --fail-if 'p99>+10%' --junit results/compare.xml base/ new/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return cli.BadInput("compare takes BASE and NEW, each a record file or a results directory")
@@ -43,6 +48,7 @@ min–max ranges overlap ("too few repeats"). With one group on each side, those
 	fs := cmd.Flags()
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when a change crosses this limit, e.g. 'p99>+10%' (repeatable)")
 	fs.Float64Var(&f.alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
+	fs.StringVar(&f.junit, "junit", "", "write the --fail-if verdicts to this file as JUnit XML")
 	return cmd
 }
 
@@ -57,6 +63,12 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 	}
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return cli.BadInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
+	}
+	if f.junit != "" && len(ths) == 0 {
+		return cli.BadInput("--junit writes the --fail-if verdicts; add at least one --fail-if, e.g. --fail-if 'p99>+10%%'")
+	}
+	if err := result.CheckWritable(f.junit); err != nil {
+		return cli.BadInput("--junit: %v", err)
 	}
 	base, _, err := readRecords(args[:1])
 	if err != nil {
@@ -74,12 +86,23 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 	if len(t.Rows) == 0 {
 		return cli.BadInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", args[0], args[1])
 	}
-	for _, th := range ths {
-		if !t.Covers(th.Metric) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "iobench: --fail-if %s not checked: these records have no %s\n", th, th.Metric)
+	outcomes := compare.Outcomes(t, ths)
+	var vs []compare.Violation
+	for _, o := range outcomes {
+		if len(o.Checked) == 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "iobench: --fail-if %s not checked: these records have no %s\n", o.Threshold, o.Threshold.Metric)
+		}
+		vs = append(vs, o.Crossed...)
+	}
+	if f.junit != "" {
+		var b bytes.Buffer
+		if err := compare.JUnit(&b, outcomes); err != nil {
+			return err
+		}
+		if err := result.WriteFileAtomic(f.junit, b.Bytes()); err != nil {
+			return cli.BadInput("--junit: %v", err)
 		}
 	}
-	vs := compare.Check(t, ths)
 	if len(vs) == 0 {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	junit "github.com/joshdk/go-junit"
 )
 
 func TestCompareCommand(t *testing.T) {
@@ -49,5 +51,40 @@ func TestCompareBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 with %q", code, errs, tt.want)
 			}
 		})
+	}
+}
+
+func TestCompareJUnit(t *testing.T) {
+	base := copyRecords(t, "hello-closed-2.json", "hello-open-2.json")
+	newer := copyRecords(t, "hello-closed-1.json", "hello-open-1.json")
+	path := filepath.Join(t.TempDir(), "ci", "compare.xml")
+	code, _, errs := runCLI("compare", "--fail-if", "throughput<-5%", "--fail-if", "errors>+0%", "--junit", path, base, newer)
+	if code != 1 {
+		t.Fatalf("exit %d, stderr %q; want 1 (the closed loop's throughput fell by a third)", code, errs)
+	}
+	suites, err := junit.IngestFile(path)
+	if err != nil || len(suites) != 1 || len(suites[0].Tests) != 2 {
+		t.Fatalf("%s: %v, %+v", path, err, suites)
+	}
+	fell, errCase := suites[0].Tests[0], suites[0].Tests[1]
+	if fell.Name != "throughput<-5%" || fell.Status != junit.StatusFailed ||
+		!strings.Contains(fell.Message, "2 of 2 groups crossed throughput<-5%: hello go-hello async closed: throughput -34.7% < -5%") {
+		t.Errorf("throughput case %+v", fell)
+	}
+	if errCase.Name != "errors>0%" || errCase.Status != junit.StatusPassed {
+		t.Errorf("errors case %+v", errCase)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no threshold", []string{"compare", "--junit", path, base, newer}, "add at least one --fail-if"},
+		{"unwritable", []string{"compare", "--fail-if", "p99>+10%", "--junit", "/proc/no/such/dir/x.xml", base, newer}, "--junit: cannot write"},
+	} {
+		code, _, errs := runCLI(tt.args...)
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", tt.name, code, errs, tt.want)
+		}
 	}
 }

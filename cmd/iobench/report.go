@@ -13,6 +13,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/report"
+	"github.com/iobench/iobench/internal/report/export"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 )
@@ -20,9 +21,11 @@ import (
 func init() { subcommands = append(subcommands, newReportCmd) }
 
 type reportFlags struct {
-	out   string
-	title string
-	quiet bool
+	out       string
+	title     string
+	quiet     bool
+	format    string
+	histogram string
 }
 
 func newReportCmd() *cobra.Command {
@@ -33,18 +36,34 @@ func newReportCmd() *cobra.Command {
 		Long: `Read result records (files, or every *.json of a results directory) and regenerate what a run
 shows: each run's text block and the summary table on stdout, then summary.md (one line per group of repeats, and the
 async/sync ratios) and report.html (one self-contained page with charts) in --out, which defaults
-to the directory of the records when they all share one.`,
+to the directory of the records when they all share one.
+
+--format prints one format to stdout and writes no files: hgrm is a record's latency histogram as
+HdrHistogram's percentile distribution in milliseconds (the text wrk2 prints and HdrHistogram's
+plotter draws; --histogram uncorrected or lag for an open loop's others), csv a record's
+per-second series, openmetrics the figures of every record given, as OpenMetrics text for
+Prometheus or a Pushgateway.`,
 		Example: `  iobench report results/20261121-153208-quick
-  iobench report --out /tmp/r results/a/hello-closed.json results/b/hello-closed.json`,
+  iobench report --out /tmp/r results/a/hello-closed.json results/b/hello-closed.json
+  iobench report --format hgrm results/a/hello-open-1.json > hello.hgrm
+  iobench report --format csv results/a/hello-open-1.json
+  iobench report --format openmetrics results/20261121-153208-quick`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cli.BadInput("report needs result records: iobench report results/<run-dir> or FILE.json...")
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("format") || cmd.Flags().Changed("histogram") {
+				return runExport(cmd, args, f)
+			}
+			return runReport(cmd, args, f)
+		},
 	}
 	fs := cmd.Flags()
+	fs.StringVar(&f.format, "format", "", "print one format to stdout instead: hgrm (one record's latency percentiles, for HdrHistogram's plotter), csv (one record's per-second series) or openmetrics (any records)")
+	fs.StringVar(&f.histogram, "histogram", string(export.Latency), "with --format hgrm: which histogram, latency, uncorrected or lag (the last two of an open loop)")
 	fs.StringVar(&f.out, "out", "", "directory for summary.md and report.html (default: the records' directory)")
 	fs.StringVar(&f.title, "title", "", "title of the HTML report (default: iobench report)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only where the files went, not each run's text")

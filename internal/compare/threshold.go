@@ -69,18 +69,41 @@ func (v Violation) String() string {
 // reader how sure it is.
 func Check(t Table, ths []Threshold) []Violation {
 	var out []Violation
-	for _, th := range ths {
+	for _, o := range Outcomes(t, ths) {
+		out = append(out, o.Crossed...)
+	}
+	return out
+}
+
+// Outcome is what one threshold found: the rows of its metric it checked and those that crossed it.
+type Outcome struct {
+	Threshold Threshold
+	Checked   []Row
+	Crossed   []Violation
+}
+
+// Outcomes checks each threshold against the rows of its metric, in the order given.
+func Outcomes(t Table, ths []Threshold) []Outcome {
+	out := make([]Outcome, len(ths))
+	for i, th := range ths {
+		out[i].Threshold = th
 		for _, r := range t.Rows {
 			if r.Metric != th.Metric {
 				continue
 			}
-			d := math.Round(100*r.Delta()*1e6) / 1e6 // 1100/1000 is a 10% change, not 10.000000000000009%
-			if (th.Op == ">" && d > th.Percent) || (th.Op == "<" && d < th.Percent) {
-				out = append(out, Violation{Threshold: th, Row: r})
+			out[i].Checked = append(out[i].Checked, r)
+			if th.crossed(r) {
+				out[i].Crossed = append(out[i].Crossed, Violation{Threshold: th, Row: r})
 			}
 		}
 	}
 	return out
+}
+
+// crossed says whether the change of r's medians crosses th.
+func (th Threshold) crossed(r Row) bool {
+	d := math.Round(100*r.Delta()*1e6) / 1e6 // 1100/1000 is a 10% change, not 10.000000000000009%
+	return (th.Op == ">" && d > th.Percent) || (th.Op == "<" && d < th.Percent)
 }
 
 // Covers says whether the table has rows of the metric, so a threshold can be checked at all.

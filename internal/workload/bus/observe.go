@@ -126,6 +126,7 @@ func (o *observer) intervals() []interval {
 		sec := dt.Seconds()
 		out = append(out, interval{dt: dt, point: result.Point{
 			Second:    len(out) + 1,
+			Span:      math.Round(sec*1000) / 1000,
 			Completed: s.c.cmdTotal - prev.c.cmdTotal,
 			Values: map[string]float64{
 				"fill":     round1(float64(s.accepted-prev.accepted) / sec),
