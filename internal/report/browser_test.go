@@ -219,6 +219,25 @@ func TestHTMLInChromium(t *testing.T) {
 
 }
 
+// TestHTMLSizeAtSeedsScale renders the real records of browserRecords eight times over (264
+// runs: more than the five seeds' suites have at their short size, 206) and checks that the
+// page stays under maxHTMLSize.
+func TestHTMLSizeAtSeedsScale(t *testing.T) {
+	var recs []*result.Record
+	for i := range 8 {
+		for _, r := range browserRecords(t) {
+			c := *r
+			c.StartedAt = c.StartedAt.Add(time.Duration(i) * time.Hour)
+			recs = append(recs, &c)
+		}
+	}
+	if n := len(renderHTML(t, recs)); n >= maxHTMLSize {
+		t.Errorf("report of %d records: %d bytes, want under %d", len(recs), n, maxHTMLSize)
+	} else {
+		t.Logf("report of %d records: %d bytes", len(recs), n)
+	}
+}
+
 // checkCharts checks that the page drew every chart its data has, each on a painted canvas.
 func checkCharts(t *testing.T, f pageFacts, d chartData) {
 	t.Helper()
