@@ -69,13 +69,25 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 			failures = append(failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
 		}
 	}
-	if skips := skipLines(outs); len(skips) > 0 {
-		fmt.Fprintf(w, "\n%s\n", strings.Join(skips, "\n"))
-		if len(recs) == 0 {
-			failures = append(failures, "every run was skipped: install what the lines above name")
+	failures = append(failures, writeSkips(w, outs, len(recs) == 0)...)
+	return failures, writeSummary(w, s, dir, recs, time.Since(start))
+}
+
+// writeSkips writes the skip lines of outs and returns them as failures when nothing was
+// measured: a suite that measured nothing did not do its job.
+func writeSkips(w io.Writer, outs []suite.Outcome, none bool) []string {
+	skips := skipLines(outs)
+	if len(skips) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%s\n", strings.Join(skips, "\n"))
+	var failures []string
+	for _, o := range outs {
+		if none && o.Skip != nil {
+			failures = append(failures, o.Run.ID+": skipped, not installed here")
 		}
 	}
-	return failures, writeSummary(w, s, dir, recs, time.Since(start))
+	return failures
 }
 
 // skipLines returns one line per reason runs were skipped (suite.Outcome.Skip: something they
