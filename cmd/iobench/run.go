@@ -30,9 +30,13 @@ func newRunCmd() *cobra.Command {
 		Use:   "run [SCENARIO.yaml...]",
 		Short: "Run the main job: a scenario suite (the quick suite by default), with a summary and an HTML report",
 		Long: `Run scenario suites. With no argument, the quick suite (scenarios/quick.yaml, embedded in the
-binary): the built-in hello server at peak throughput (closed loop) and at half of it (open loop,
-latency from intended start), and the bus with a sync and an async consumer on embedded NATS and
-SQLite, every command accounted for; two repeats of each, interleaved.
+binary): one short run of every workload that measures an impl (hello at its peak and at half of
+it, the bus, publish, fanout, cachequeue), each with its Go impl and one in Python or Node, on the
+services the machine has (the bus falls back to embedded NATS and SQLite).
+
+A run whose impl's runtime (python3, node) or service (RabbitMQ, Redis, ...) is not installed is
+skipped with one line naming what to install, and the suite goes on; skipped runs are not
+failures.
 
 A scenario's impls come from impls/ (see 'iobench impls'), in any language, several at once:
 impls: [go-hello, python-asyncio-hello], or NAME:VARIANT for one variant. Each impl is installed

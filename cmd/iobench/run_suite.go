@@ -5,12 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -48,6 +51,9 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 	var recs []*result.Record
 	var failures []string
 	for _, o := range outs {
+		if o.Skip != nil {
+			continue
+		}
 		fmt.Fprintf(w, "\n== %s ==\n", o.Run.Label())
 		if o.Record != nil {
 			recs = append(recs, o.Record)
@@ -63,7 +69,52 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 			failures = append(failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
 		}
 	}
+	failures = append(failures, writeSkips(w, outs, len(recs) == 0)...)
 	return failures, writeSummary(w, s, dir, recs, time.Since(start))
+}
+
+// writeSkips writes the skip lines of outs and returns them as failures when nothing was
+// measured: a suite that measured nothing did not do its job.
+func writeSkips(w io.Writer, outs []suite.Outcome, none bool) []string {
+	skips := skipLines(outs)
+	if len(skips) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\n%s\n", strings.Join(skips, "\n"))
+	var failures []string
+	for _, o := range outs {
+		if none && o.Skip != nil {
+			failures = append(failures, o.Run.ID+": skipped, not installed here")
+		}
+	}
+	return failures
+}
+
+// skipLines returns one line per reason runs were skipped (suite.Outcome.Skip: something they
+// need is not installed here): the workloads and impls it kept from running, how many runs, and
+// the reason, which names what to install.
+func skipLines(outs []suite.Outcome) []string {
+	var reasons []string
+	whom := map[string][]string{}
+	runs := map[string]int{}
+	for _, o := range outs {
+		if o.Skip == nil {
+			continue
+		}
+		why := cli.OneLine(fail.Text(o.Skip))
+		if runs[why] == 0 {
+			reasons = append(reasons, why)
+		}
+		runs[why]++
+		if w := o.Run.Workload + " " + o.Run.Impl; !slices.Contains(whom[why], w) {
+			whom[why] = append(whom[why], w)
+		}
+	}
+	lines := make([]string, len(reasons))
+	for i, why := range reasons {
+		lines[i] = fmt.Sprintf("skipped %s (%d run(s)): %s", strings.Join(whom[why], ", "), runs[why], why)
+	}
+	return lines
 }
 
 func writeSummary(w io.Writer, s *scenario.Suite, dir string, recs []*result.Record, took time.Duration) error {

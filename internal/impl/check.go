@@ -38,6 +38,12 @@ func (e *MissingError) Error() string {
 // Is makes errors.Is(err, ErrMissing) true.
 func (e *MissingError) Is(target error) bool { return target == ErrMissing }
 
+// missingRuntime is Install's error when the language's own runtime (python3, npm, the venv
+// module) is not on this machine: a MissingError, so a suite can skip the impl, not fail it.
+func missingRuntime(m *Manifest, kind, name, hint string) error {
+	return &MissingError{Impl: m.Name, Missing: []Missing{{Kind: kind, Name: name, Hint: hint}}}
+}
+
 // Check verifies every prerequisite of the installed impl: the commands of requires.commands on
 // PATH, then what its language's toolchain checks (Python modules importable by the virtualenv,
 // Node packages resolvable from its node_modules, PHP extensions and libraries, the iobench

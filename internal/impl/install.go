@@ -16,8 +16,9 @@ import (
 	"github.com/iobench/iobench/internal/service"
 )
 
-// ErrInstall is matched (errors.Is) by the errors of Install: a missing interpreter or a failed
-// dependency install.
+// ErrInstall is matched (errors.Is) by the errors of Install when a dependency install failed.
+// A runtime that is not on the machine at all (python3, npm) is ErrMissing instead, as Check's
+// missing prerequisites are.
 var ErrInstall = errors.New("impl install failed")
 
 // InstallOptions says where Install puts what it installs.

@@ -28,7 +28,7 @@ func (node) install(ctx context.Context, inst *Installation, log *slog.Logger) e
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return installErr("impl %s: npm not found; %s", m.Name, nodeHint)
+		return missingRuntime(m, "command", "npm", nodeHint)
 	}
 	src := filepath.Dir(filepath.Join(m.Dir, m.Install.NPM))
 	lock, err1 := os.ReadFile(filepath.Join(src, "package-lock.json"))

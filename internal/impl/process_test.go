@@ -298,8 +298,21 @@ func TestInstallFailures(t *testing.T) {
 		}
 		t.Setenv("PATH", t.TempDir())
 		_, err = Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
-		if !errors.Is(err, ErrInstall) || !strings.Contains(err.Error(), "python3 not found; install Python 3") {
-			t.Fatalf("error %v", err)
+		if !errors.Is(err, ErrMissing) || errors.Is(err, ErrInstall) || err.Error() != "impl python-broken: missing command python3 ("+pythonHint+")" {
+			t.Fatalf("error %v; want a missing runtime (ErrMissing), which a suite skips", err)
+		}
+	})
+	t.Run("no npm", func(t *testing.T) {
+		dir := writeImpl(t, "node/broken", "name: node-broken\nlanguage: node\nvariants: [{name: a, mode: async}]\nworkloads: {hello: {routes: [/]}}\n"+
+			"start: {command: [node, server.js]}\nready: {tcp: listen}\ninstall: {npm: package-lock.json}\n", "package-lock.json", "package.json")
+		m, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", t.TempDir())
+		_, err = Install(t.Context(), m, InstallOptions{StateDir: t.TempDir()})
+		if !errors.Is(err, ErrMissing) || err.Error() != "impl node-broken: missing command npm ("+nodeHint+")" {
+			t.Fatalf("error %v; want a missing runtime (ErrMissing), which a suite skips", err)
 		}
 	})
 	t.Run("missing prerequisites", func(t *testing.T) {

@@ -25,7 +25,7 @@ func (python) install(ctx context.Context, inst *Installation, log *slog.Logger)
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		return installErr("impl %s: python3 not found; install Python 3 (%s)", m.Name, pythonHint)
+		return missingRuntime(m, "command", "python3", pythonHint)
 	}
 	reqPath := filepath.Join(m.Dir, m.Install.Venv)
 	req, err := os.ReadFile(reqPath)
@@ -43,6 +43,9 @@ func (python) install(ctx context.Context, inst *Installation, log *slog.Logger)
 		return nil
 	}
 	inst.Reused = false
+	if exec.CommandContext(ctx, py, "-c", "import ensurepip").Run() != nil {
+		return missingRuntime(m, "Python module", "ensurepip (for python3 -m venv)", pythonHint)
+	}
 	log.Info("installing impl", "impl", m.Name, "venv", venv, "requirements", reqPath)
 	if err := createVenv(ctx, inst, py, venv, reqPath); err != nil {
 		return err

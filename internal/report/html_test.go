@@ -2,12 +2,7 @@ package report
 
 import (
 	"bytes"
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,95 +95,4 @@ func TestSpectrumPoints(t *testing.T) {
 			t.Errorf("%s: last point %v, max %v", KeyOf(r), last, r.Latency.Max)
 		}
 	}
-}
-
-// chromium returns the browser the HTML test drives, or fails with what to install.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("IOBENCH_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("headless Chromium not found: install it with 'apt-get install -y chromium' (make test does), " +
-		"or set IOBENCH_CHROMIUM to a Chromium or Chrome binary")
-	return ""
-}
-
-// browse opens file in headless Chromium with extra flags and returns stdout and stderr.
-func browse(t *testing.T, bin, file string, extra ...string) (stdout, stderr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000"}, extra...)
-	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+file)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", bin, err, errb.String())
-	}
-	return out.String(), errb.String()
-}
-
-var consoleLine = regexp.MustCompile(`(?m)^.*:CONSOLE[:(].*$`)
-
-// TestHTMLInChromium loads the report of real records (and a hostile one) in headless Chromium:
-// no console message, no error caught by the page, every chart drawn, nothing injected; then
-// saves a screenshot (go test -artifacts keeps it).
-func TestHTMLInChromium(t *testing.T) {
-	bin := chromium(t)
-	recs := append(loadRecords(t), hostileRecord())
-	dir := t.ArtifactDir()
-	file := filepath.Join(dir, "report.html")
-	page := renderHTML(t, recs)
-	if err := os.WriteFile(file, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("report: %s (%d bytes)", file, len(page))
-
-	dom, logs := browse(t, bin, file, "--enable-logging=stderr", "--v=0", "--dump-dom")
-	if m := consoleLine.FindAllString(logs, -1); len(m) > 0 {
-		t.Errorf("console messages:\n%s", strings.Join(m, "\n"))
-	}
-	if m := regexp.MustCompile(`data-errors="([^"]*)"`).FindStringSubmatch(dom); m != nil {
-		t.Errorf("the page caught errors: %s", m[1])
-	}
-	if !strings.Contains(dom, `data-ready="yes"`) {
-		t.Fatalf("the drawing script did not finish; DOM head:\n%.2000s", dom)
-	}
-	groups := Aggregate(recs)
-	workloads := map[string]bool{}
-	for _, g := range groups {
-		workloads[g.Key.Workload] = true
-	}
-	// bars per workload + one ratio chart + a spectrum per workload and load model + a series per run
-	want := len(workloads) + 1 + len(spectra(groups, map[Key]int{}, map[*result.Record]string{})) + len(recs)
-	m := regexp.MustCompile(`data-charts="(\d+)"`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatal("no data-charts attribute")
-	}
-	if n, _ := strconv.Atoi(m[1]); n != want {
-		t.Errorf("%d charts drawn, want %d", n, want)
-	}
-	if n := strings.Count(dom, "<canvas"); n != want {
-		t.Errorf("%d canvas elements, want %d", n, want)
-	}
-	if strings.Contains(dom, "<img") || strings.Contains(dom, "<b>host") {
-		t.Error("markup from a record reached the DOM")
-	}
-	if !strings.Contains(dom, "&lt;img src=x onerror=alert(3)&gt;") {
-		t.Error("the hostile warning is not shown as text")
-	}
-
-	shot := filepath.Join(dir, "report.png")
-	browse(t, bin, file, "--screenshot="+shot, "--window-size=1280,2400")
-	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
-		t.Fatalf("screenshot %s: %v", shot, err)
-	}
-	t.Logf("screenshot: %s", shot)
 }

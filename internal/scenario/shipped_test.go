@@ -53,18 +53,39 @@ func TestShipped(t *testing.T) {
 		if s.Name != "quick" {
 			continue
 		}
-		var timed time.Duration
-		workloads := map[string]bool{}
-		for _, r := range s.Runs {
-			timed += r.Warmup + r.Duration
-			workloads[r.Workload] = true
-			if r.Workload == "bus" && (r.Params["n"] != int64(10000) || r.Services["broker"].Kind != scenario.ServiceAuto) {
-				t.Errorf("quick bus run %s: %v %v", r.ID, r.Params, r.Services)
-			}
+		checkQuick(t, s)
+	}
+}
+
+// checkQuick checks that the quick suite runs every workload that measures an impl (all but
+// those whose impls are labels: http), each with a Go impl and an impl of another language, the
+// bus on the services it finds, and stays short.
+func checkQuick(t *testing.T, s *scenario.Suite) {
+	var timed time.Duration
+	langs := map[string]map[string]bool{}
+	for _, r := range s.Runs {
+		timed += r.Warmup
+		if n, _ := r.Params["requests"].(int64); n == 0 { // a count of requests (fanout) is not timed
+			timed += r.Duration
 		}
-		if timed > time.Minute || !workloads["hello"] || !workloads["bus"] {
-			t.Errorf("quick suite: %v of timed runs, workloads %v", timed, workloads)
+		if langs[r.Workload] == nil {
+			langs[r.Workload] = map[string]bool{}
 		}
+		langs[r.Workload][strings.SplitN(r.Impl, "-", 2)[0]] = true
+		if r.Workload == "bus" && (r.Services["broker"].Kind != scenario.ServiceAuto || r.Services["database"].Kind != scenario.ServiceAuto) {
+			t.Errorf("quick bus run %s: services %v, want auto (embedded NATS and SQLite when nothing is installed)", r.ID, r.Services)
+		}
+	}
+	for _, name := range workload.Names() {
+		if w, _ := workload.Lookup(name); w.AnyImpl {
+			continue
+		}
+		if !langs[name]["go"] || len(langs[name]) < 2 {
+			t.Errorf("quick suite: workload %s runs languages %v, want go and one other", name, langs[name])
+		}
+	}
+	if timed > time.Minute {
+		t.Errorf("quick suite: %v of timed runs, want at most a minute", timed)
 	}
 }
 

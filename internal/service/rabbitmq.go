@@ -171,6 +171,10 @@ func notInstalled(service, binary, pkg, flag string) error {
 // binaries are missing.
 var ErrNotInstalled = fmt.Errorf("not installed")
 
+// NotInstalled returns an error matching ErrNotInstalled whose message is msg: what a workload
+// says when a server its run needs is not on this machine, with the package to install.
+func NotInstalled(msg string) error { return &missingError{msg} }
+
 type missingError struct{ msg string }
 
 func (e *missingError) Error() string        { return e.msg }

@@ -3,11 +3,13 @@
 // (package workload), keeping every record. A run's impl comes from impls/ (package impl),
 // whatever its language: it is installed and checked once per suite, and what runs share
 // (services) is opened once and closed when the suite ends. A run that fails is reported as
-// failed and the suite goes on.
+// failed and the suite goes on; one whose impl's runtime or service is not installed here is
+// skipped, naming what to install, and the suite goes on too.
 package suite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload"
 )
 
@@ -32,11 +35,22 @@ type Options struct {
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
-// measured but failed verification).
+// measured but failed verification), or why it was skipped.
 type Outcome struct {
 	Run    scenario.Run
 	Record *result.Record
 	Err    error
+	// Skip says why the run did not start because something it needs is not installed on this
+	// machine (NotInstalled): its impl's runtime or prerequisites, or a service's server. Err is
+	// nil then: a skipped run is not a failed one.
+	Skip error
+}
+
+// NotInstalled says whether err means that something a run needs is not installed here: an
+// impl's runtime or prerequisite (impl.ErrMissing) or a server (service.ErrNotInstalled). Its
+// message names what to install.
+func NotInstalled(err error) bool {
+	return errors.Is(err, impl.ErrMissing) || errors.Is(err, service.ErrNotInstalled)
 }
 
 // Run executes every run of s in order and returns their outcomes. It stops early only when ctx
@@ -61,6 +75,10 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 			rec.Parameters["run_id"] = r.ID
 			rec.Seed = seedOf(r.Seed)
 			st.done[r.ID] = rec
+		}
+		if rec == nil && NotInstalled(err) {
+			out = append(out, Outcome{Run: r, Skip: err})
+			continue
 		}
 		out = append(out, Outcome{Run: r, Record: rec, Err: err})
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,5 +140,97 @@ func TestVariantChoice(t *testing.T) {
 		case tc.err == "" && (err != nil || s.Variant.Name != tc.variant):
 			t.Errorf("%s mode %q: variant %q, %v; want %s", tc.ref, tc.mode, s.Variant.Name, err, tc.variant)
 		}
+	}
+}
+
+// TestSkipsWhatIsNotInstalled runs a suite on a machine made to lack two things: an impl's
+// runtime (python-needy requires a command that no PATH has) and a service's server (PATH is
+// emptied and no RabbitMQ is given, so publish's local broker cannot start). Those runs, the
+// open loop whose closed-loop peer was skipped included, are skipped naming what to install; the
+// suite goes on and go-hello's runs measure.
+func TestSkipsWhatIsNotInstalled(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{"go/hello", "go/publisher"} {
+		copyImpl(t, filepath.Join(implsRoot, dir), filepath.Join(root, dir))
+	}
+	needy := filepath.Join(root, "python", "needy")
+	writeFile(t, filepath.Join(needy, "impl.yaml"), "name: python-needy\nlanguage: python\nvariants: [{name: a, mode: async}]\n"+
+		"workloads: {hello: {routes: [/]}}\nstart: {command: [python3, app.py]}\nready: {tcp: listen}\n"+
+		"requires: {commands: [{name: iobench-no-such-runtime, hint: apt-get install iobench-no-such-runtime}]}\n")
+	known, err := Known(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Parse("t.yaml", []byte(`name: skip
+workload: hello
+impls: [go-hello, python-needy]
+params: {load: [closed, open], connections: 2, threads: 1}
+repeats: 1
+warmup: 100ms
+duration: 500ms
+---
+name: skip-broker
+workload: publish
+impls: [go-publisher:single]
+params: {count: 10}
+services: {broker: local}
+repeats: 1
+`), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv(env.AMQPURL, "")
+	t.Setenv(env.StateDir, t.TempDir())
+	opts := options(t)
+	opts.Impls = root
+	var got []string
+	for _, o := range Run(t.Context(), s, opts) {
+		switch {
+		case o.Err != nil:
+			t.Errorf("%s failed: %v; want it measured or skipped", o.Run.ID, o.Err)
+		case o.Skip != nil:
+			got = append(got, o.Run.Impl+" skipped: "+o.Skip.Error())
+		case o.Record == nil || o.Record.Counts.Succeeded == 0:
+			t.Errorf("%s: no record or no success: %+v", o.Run.ID, o.Record)
+		default:
+			got = append(got, o.Run.Impl+" measured")
+		}
+	}
+	want := []string{
+		"go-hello measured",
+		"go-hello measured",
+		"python-needy skipped: impl python-needy: missing command iobench-no-such-runtime (apt-get install iobench-no-such-runtime); command python3 (apt-get install python3 python3-venv)",
+		"python-needy skipped: impl python-needy: missing command iobench-no-such-runtime (apt-get install iobench-no-such-runtime); command python3 (apt-get install python3 python3-venv)",
+		"go-publisher:single skipped: rabbitmq: rabbitmq-server not found; install it with scripts/install-services.sh (apt-get install rabbitmq-server) or pass --amqp-url",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("outcomes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// copyImpl copies an impl's folder (flat: a manifest and its files) from src to dst.
+func copyImpl(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dst, e.Name()), string(b))
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -55,13 +55,13 @@ func (t Topology) Prefer(name string, c *ServicesConfig) error {
 	}
 	if c.Broker == "" && c.AMQPURL == "" && c.NATSURL == "" && !slices.Contains(t.Brokers, "nats") {
 		if os.Getenv(env.AMQPURL) == "" && service.Installed("rabbitmq") != nil {
-			return fmt.Errorf("%w: %s speaks AMQP only and RabbitMQ is not installed (only embedded NATS is at hand); install it with scripts/install-services.sh (apt-get install rabbitmq-server) or pass --amqp-url", ErrBadInput, name)
+			return notInstalled("%s speaks AMQP only and RabbitMQ is not installed (only embedded NATS is at hand); install it with scripts/install-services.sh (apt-get install rabbitmq-server) or pass --amqp-url", name)
 		}
 		c.Broker = "amqp"
 	}
 	if c.DB == "" && c.DatabaseURL == "" && !slices.Contains(t.Databases, "sqlite") {
 		if !strings.HasPrefix(os.Getenv(env.DatabaseURL), "postgres") && service.Installed("postgres") != nil {
-			return fmt.Errorf("%w: %s needs PostgreSQL and it is not installed (only SQLite is at hand); install it with scripts/install-services.sh (apt-get install postgresql) or pass --database-url", ErrBadInput, name)
+			return notInstalled("%s needs PostgreSQL and it is not installed (only SQLite is at hand); install it with scripts/install-services.sh (apt-get install postgresql) or pass --database-url", name)
 		}
 		c.DB = "postgres"
 	}
@@ -76,4 +76,10 @@ func FlawReproduced(rec *result.Record) bool {
 	return b != nil && !b.Verified && len(rec.Expect) > 0 && !rec.Interrupted &&
 		b.LostCommands == 0 && b.DuplicateRows == 0 && b.LostEvents == 0 && b.BadMessages == 0 &&
 		impl.Explains(rec.Expect, rec.Counts.Errors)
+}
+
+// notInstalled is the error of a server the impl needs that is not on this machine: bad input
+// for `iobench bus`, and service.ErrNotInstalled, which a suite skips with this one line.
+func notInstalled(format string, args ...any) error {
+	return fmt.Errorf("%w: %w", ErrBadInput, service.NotInstalled(fmt.Sprintf(format, args...)))
 }

@@ -134,11 +134,11 @@ func (t Topology) String() string {
 func (t Topology) check(impl, bkind, dkind, profile string) error {
 	switch {
 	case !slices.Contains(t.Brokers, bkind) && bkind == "nats":
-		return fmt.Errorf("%w: %s speaks AMQP only and the broker is NATS; install RabbitMQ (scripts/install-services.sh, or apt-get install rabbitmq-server) or pass --amqp-url", ErrBadInput, impl)
+		return notInstalled("%s speaks AMQP only and the broker is NATS; install RabbitMQ (scripts/install-services.sh, or apt-get install rabbitmq-server) or pass --amqp-url", impl)
 	case !slices.Contains(t.Brokers, bkind):
 		return fmt.Errorf("%w: %s does not speak %s; use --broker %s", ErrBadInput, impl, bkind, t.Brokers[0])
 	case !slices.Contains(t.Databases, dkind) && dkind == "sqlite":
-		return fmt.Errorf("%w: %s needs PostgreSQL and the database is SQLite; install PostgreSQL (scripts/install-services.sh, or apt-get install postgresql) or pass --database-url postgres://...", ErrBadInput, impl)
+		return notInstalled("%s needs PostgreSQL and the database is SQLite; install PostgreSQL (scripts/install-services.sh, or apt-get install postgresql) or pass --database-url postgres://...", impl)
 	case !slices.Contains(t.Databases, dkind):
 		return fmt.Errorf("%w: %s does not use %s; use --db %s", ErrBadInput, impl, dkind, t.Databases[0])
 	case profile == ProfileDurable && t.EventQueue == "":

@@ -1,11 +1,13 @@
 package bus
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/service"
 )
 
 const busManifest = `name: php-x
@@ -47,10 +49,10 @@ func TestTopologySection(t *testing.T) {
 		strings.Join(top.Brokers, ",") != "amqp" || strings.Join(top.Databases, ",") != "postgres" {
 		t.Fatalf("topology %+v", top)
 	}
-	if err := top.check("php-x", "nats", "postgres", ProfileSeed); err == nil || !strings.Contains(err.Error(), "install RabbitMQ") {
+	if err := top.check("php-x", "nats", "postgres", ProfileSeed); !errors.Is(err, service.ErrNotInstalled) || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "install RabbitMQ") {
 		t.Fatalf("an AMQP-only impl on NATS: %v", err)
 	}
-	if err := top.check("php-x", "amqp", "sqlite", ProfileSeed); err == nil || !strings.Contains(err.Error(), "needs PostgreSQL") {
+	if err := top.check("php-x", "amqp", "sqlite", ProfileSeed); !errors.Is(err, service.ErrNotInstalled) || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "needs PostgreSQL") {
 		t.Fatalf("a PostgreSQL-only impl on SQLite: %v", err)
 	}
 	top.EventQueue = ""

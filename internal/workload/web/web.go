@@ -170,11 +170,11 @@ type ImplRun struct {
 // the generator, hooks once the impl is ready and when the warm-up ends, one on the engine's
 // result, and the services whose cost it records.
 func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir ImplRun) (*result.Record, error) {
-	rate, err := Rate(e, r)
+	t, err := e.Target(ctx, r) // first: an impl not installed here skips the open loop as its peer
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.Target(ctx, r)
+	rate, err := Rate(e, r)
 	if err != nil {
 		return nil, err
 	}
