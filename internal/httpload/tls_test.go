@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -192,31 +191,10 @@ func tlsRaw(tb testing.TB, cert *testcert.Cert, handle func(net.Conn)) *rawServe
 // TestAbortTLS: Abort ends a Do blocked on a TLS connection at once, as on a plain one.
 func TestAbortTLS(t *testing.T) {
 	cert := testcert.New(t)
-	got := make(chan struct{})
-	srv := tlsRaw(t, cert, func(c net.Conn) {
-		readRequest(c, make([]byte, 4096))
-		close(got)
-		io.Copy(io.Discard, c)
+	checkAbort(t, func(handle func(net.Conn)) *Conn {
+		tg := Target{Addr: tlsRaw(t, cert, handle).addr(), Host: "127.0.0.1", RequestURI: "/", TLS: true}
+		return dialTLST(t, tg, tlsConfigT(t, tg, TLSOptions{CAFile: cert.CAFile}))
 	})
-	tg := Target{Addr: srv.addr(), Host: "127.0.0.1", RequestURI: "/", TLS: true}
-	c := dialTLST(t, tg, tlsConfigT(t, tg, TLSOptions{CAFile: cert.CAFile}))
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Do(getReq, time.Now().Add(time.Minute))
-		done <- err
-	}()
-	<-got
-	if err := c.Abort(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if err == nil || ClassOf(err) == Timeout || errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatalf("Do after Abort = %v, want a prompt non-timeout error", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Do still blocked 5 s after Abort")
-	}
 }
 
 // TestDoAllocsTLS bounds what a steady Do costs in allocations over TLS (keep-alive), the
