@@ -116,7 +116,7 @@ func (o Options) tlsConfig(t httpload.Target) (*tls.Config, error) {
 	}
 	cfg, err := httpload.TLSConfig(t, o.TLS)
 	if err != nil {
-		return nil, fmt.Errorf("--cacert: %v", err)
+		return nil, fmt.Errorf("--cacert: %v; give a PEM file holding the server's CA certificate", err)
 	}
 	return cfg, nil
 }
