@@ -17,16 +17,8 @@ NGINX_PORT=${NGINX_PORT:-18481}
 HELLO_PORT=${HELLO_PORT:-18482}
 work=$(mktemp -d /tmp/iobench-bench.XXXXXX)
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v hey >/dev/null || need+=(hey)
-command -v nginx >/dev/null || need+=(nginx)
-[[ -x /usr/bin/time ]] || need+=(time)
-if ((${#need[@]})); then
-  echo "installing ${need[*]}" >&2
-  [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 -print -quit 2>/dev/null) ]] && apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
-fi
+source bench/lib.sh
+need wrk hey nginx time
 make -s build
 BIN=$PWD/bin/iobench
 
@@ -62,7 +54,8 @@ measure() {
   local rps p50 p99
   rps=$(awk '/Requests\/sec:/ {print $2; exit}' "$work/out")
   case $name in
-    hey) p50=$(awk '$1=="50%" && $2=="in" {print $3*1000 "ms"}' "$work/out"); p99=$(awk '$1=="99%" && $2=="in" {print $3*1000 "ms"}' "$work/out") ;;
+    hey) # hey 0.1.4 prints "50%%": its format string escapes the percent sign twice
+      p50=$(awk '($1=="50%" || $1=="50%%") && $2=="in" {print $3*1000 "ms"}' "$work/out"); p99=$(awk '($1=="99%" || $1=="99%%") && $2=="in" {print $3*1000 "ms"}' "$work/out") ;;
     *) p50=$(awk '$1=="50%" || $1=="50.000%" {print $2; exit}' "$work/out"); p99=$(awk '$1=="99%" || $1=="99.000%" {print $2; exit}' "$work/out") ;;
   esac
   echo "$name $rps $p50 $p99 $(echo "$user + $sys" | bc) $rss"
@@ -97,7 +90,6 @@ for target in nginx hello; do
   row "$target" in-proc "$line"
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo
 for target in nginx hello; do
   w=$(echo "${sum[$target.wrk]}" | median); i=$(echo "${sum[$target.iobench]}" | median); h=${sum[$target.hey]}

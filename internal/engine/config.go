@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,7 +12,10 @@ import (
 
 // Config is one load run.
 type Config struct {
-	Target      httpload.Target
+	Target httpload.Target
+	// TLS, for an https target, is the client configuration every connection's handshake uses
+	// (httpload.TLSConfig: one session cache for the run); nil for plain http.
+	TLS         *tls.Config
 	Request     []byte // the raw request, built once (httpload.RequestSpec.Build)
 	Connections int
 	Threads     int

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +26,13 @@ type countingServer struct {
 
 func newCountingServer(t *testing.T, h func(n int64, w http.ResponseWriter, r *http.Request)) *countingServer {
 	t.Helper()
+	return startCounting(t, h, nil)
+}
+
+// startCounting starts a countingServer: plain, or over TLS with cert when it is not nil (its
+// handshake errors are not logged).
+func startCounting(t *testing.T, h func(n int64, w http.ResponseWriter, r *http.Request), cert *tls.Certificate) *countingServer {
+	t.Helper()
 	s := &countingServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h(s.requests.Add(1), w, r)
@@ -32,7 +42,13 @@ func newCountingServer(t *testing.T, h func(n int64, w http.ResponseWriter, r *h
 			s.conns.Add(1)
 		}
 	}
-	s.Start()
+	if cert == nil {
+		s.Start()
+	} else {
+		s.TLS = &tls.Config{Certificates: []tls.Certificate{*cert}}
+		s.Config.ErrorLog = log.New(io.Discard, "", 0)
+		s.StartTLS()
+	}
 	t.Cleanup(s.Close)
 	return s
 }

@@ -18,6 +18,7 @@ type group struct {
 	lag       *stats.Histogram // open loop: actual send minus intended start
 	second    *stats.Histogram // corrected latency of the current second
 	timing    *stats.Histogram // the server's own handling time (Config.Timing); nil when not asked
+	tls       *TLSResult       // the connections opened over TLS; nil for plain http
 	untimed   int64            // successes without the Server-Timing metric
 	completed int64            // responses received
 	succeeded int64            // responses that met the expectations
@@ -29,8 +30,11 @@ type group struct {
 	rates     []float64
 }
 
-func newGroup(open, timing bool) *group {
+func newGroup(open, timing, tls bool) *group {
 	g := &group{open: open, corrected: stats.NewHistogram(), second: stats.NewHistogram()}
+	if tls {
+		g.tls = newTLSResult()
+	}
 	if timing {
 		g.timing = stats.NewHistogram()
 	}

@@ -42,6 +42,9 @@ func (res *Result) Fill(rec *result.Record, cfg Config) {
 		rec.Uncorrected = res.Uncorrected.Summary()
 		rec.ScheduleLag = res.Lag.Summary()
 	}
+	if res.TLS != nil {
+		rec.TLS = res.TLS.Record()
+	}
 	rec.Series = res.Series
 	rec.Threads = res.Threads
 	rec.ThreadRate = stats.Rates(res.Rates)

@@ -56,6 +56,8 @@ type Result struct {
 	// connect), which may or may not have reached the server. A server's own count of what it
 	// was asked lies between Answered and Answered + Unanswered.
 	Answered, Unanswered int64
+	// TLS is what opening the connections of an https run cost; nil for plain http.
+	TLS *TLSResult
 }
 
 // run is the shared state of one Run.
@@ -124,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func newRun(cfg Config) *run {
 	r := &run{cfg: cfg, clock: cfg.Clock, slots: make([]slot, cfg.Connections)}
 	for i := 0; i < cfg.Threads; i++ {
-		r.groups = append(r.groups, newGroup(cfg.Rate > 0, cfg.Timing != ""))
+		r.groups = append(r.groups, newGroup(cfg.Rate > 0, cfg.Timing != "", cfg.TLS != nil))
 	}
 	r.start = r.clock.Now()
 	r.measure = r.start.Add(cfg.Warmup)
@@ -249,14 +251,18 @@ func (r *run) connection(k int, g *group) {
 		}
 		if c == nil {
 			var err error
-			if c, err = r.dial(); err != nil {
+			var setup httpload.Setup
+			if c, setup, err = r.dial(); err != nil {
 				c = nil
 				r.fail(g, counted, intended, 0)
 				r.clock.Sleep(r.cfg.ConnectWait)
 				continue
 			}
 			s.set(c)
-			sent = time.Time{} // dialing took time: read the clock again
+			g.opened(setup)
+			// Dialing took time: read the clock again, so that a closed loop's latency, as wrk's,
+			// starts at the write, after the connect and the TLS handshake (recorded apart).
+			sent = time.Time{}
 		}
 		if sent.IsZero() {
 			sent = r.clock.Now()
@@ -290,15 +296,17 @@ func (d *deadline) next(sent time.Time, timeout time.Duration) time.Time {
 	return d.at
 }
 
-func (r *run) dial() (conn, error) {
+// dial opens a connection: TCP, and TLS over it for an https target, each within the timeout.
+func (r *run) dial() (conn, httpload.Setup, error) {
 	if r.cfg.dial != nil {
-		return r.cfg.dial()
+		c, err := r.cfg.dial()
+		return c, httpload.Setup{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*r.cfg.Timeout)
 	defer cancel()
-	c, err := httpload.Dial(ctx, r.cfg.Target.Addr, r.cfg.Timeout)
+	c, err := httpload.DialTLS(ctx, r.cfg.Target.Addr, r.cfg.TLS, r.cfg.Timeout)
 	if err != nil {
-		return nil, err
+		return nil, httpload.Setup{}, err
 	}
 	if r.cfg.Expect.Body != nil {
 		c.SetKeepBody(true)
@@ -306,7 +314,7 @@ func (r *run) dial() (conn, error) {
 	if r.cfg.Timing != "" {
 		c.CaptureHeader(TimingHeader)
 	}
-	return c, nil
+	return c, c.Setup(), nil
 }
 
 // request sends one request on c and records it; it reports whether c may be reused and whether

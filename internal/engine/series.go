@@ -90,6 +90,9 @@ func (r *run) collect(t *ticker) *Result {
 	if r.cfg.Timing != "" {
 		res.Timing = stats.NewHistogram()
 	}
+	if r.cfg.TLS != nil {
+		res.TLS = newTLSResult()
+	}
 	for i := range r.slots {
 		s := &r.slots[i]
 		s.mu.Lock()
@@ -104,6 +107,9 @@ func (r *run) collect(t *ticker) *Result {
 		if g.timing != nil {
 			res.Timing.Merge(g.timing)
 			res.Untimed += g.untimed
+		}
+		if g.tls != nil {
+			res.TLS.merge(g.tls)
 		}
 		if g.open {
 			res.Uncorrected.Merge(g.uncorr)

@@ -84,7 +84,7 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		Workload:      w,
 		Impl:          m.Impl,
 		Mode:          m.Mode,
-		Target:        "http://" + cfg.Target.Host + cfg.Target.RequestURI,
+		Target:        cfg.Target.URL(),
 		Parameters:    params,
 		Command:       m.Command,
 		Environment:   result.CaptureEnvironment(),

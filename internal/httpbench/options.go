@@ -2,6 +2,8 @@ package httpbench
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -32,6 +34,7 @@ type Options struct {
 	Body         []byte
 	ExpectStatus []int
 	ExpectBody   string
+	TLS          httpload.TLSOptions // https only: --insecure, --cacert, --sni
 }
 
 // fdReserve is how many descriptors beyond the connections iobench keeps for itself.
@@ -60,8 +63,13 @@ func (o Options) Config() (engine.Config, error) {
 		}
 		spec.Headers = append(spec.Headers, hd)
 	}
+	tlsCfg, err := o.tlsConfig(target)
+	if err != nil {
+		return engine.Config{}, err
+	}
 	cfg := engine.Config{
 		Target:      target,
+		TLS:         tlsCfg,
 		Request:     spec.Build(),
 		Connections: o.Connections,
 		Threads:     o.Threads,
@@ -94,6 +102,25 @@ func (o Options) Config() (engine.Config, error) {
 	return cfg, checkFiles(cfg.Connections)
 }
 
+// tlsConfig returns the TLS configuration of an https target, nil for http; TLS options given
+// for an http URL, or two that contradict each other, are an error.
+func (o Options) tlsConfig(t httpload.Target) (*tls.Config, error) {
+	if !t.TLS {
+		if o.TLS.Set() {
+			return nil, errors.New("--insecure, --cacert and --sni apply to https:// URLs only; drop them or use https://")
+		}
+		return nil, nil
+	}
+	if o.TLS.Insecure && o.TLS.CAFile != "" {
+		return nil, errors.New("--insecure skips the verification that --cacert is for; give one of them")
+	}
+	cfg, err := httpload.TLSConfig(t, o.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("--cacert: %v; give a PEM file holding the server's CA certificate", err)
+	}
+	return cfg, nil
+}
+
 // checkFiles fails when the open-file limit cannot hold every connection.
 func checkFiles(conns int) error {
 	var lim syscall.Rlimit
@@ -107,8 +134,11 @@ func checkFiles(conns int) error {
 	return nil
 }
 
-// Probe checks, before any load, that the target's host resolves and its port accepts a connection.
-func Probe(ctx context.Context, t httpload.Target, timeout time.Duration) error {
+// Probe checks, before any load, that the target's host resolves, its port accepts a connection
+// and, for https (tlsCfg not nil), that the TLS handshake succeeds: a certificate that cannot be
+// verified is an error saying to give its CA with --cacert or to skip the check with --insecure.
+// The probe's session is not cached, so the run's first handshakes are full ones.
+func Probe(ctx context.Context, t httpload.Target, tlsCfg *tls.Config, timeout time.Duration) error {
 	host, _, err := net.SplitHostPort(t.Addr)
 	if err != nil {
 		return fmt.Errorf("bad address %q: %v", t.Addr, err)
@@ -118,11 +148,30 @@ func Probe(ctx context.Context, t httpload.Target, timeout time.Duration) error 
 			return fmt.Errorf("unknown host %q: %v; check the URL", host, unwrapDNS(err))
 		}
 	}
-	c, err := httpload.Dial(ctx, t.Addr, timeout)
-	if err != nil {
+	if tlsCfg != nil {
+		tlsCfg = tlsCfg.Clone()
+		tlsCfg.ClientSessionCache = nil
+	}
+	c, err := httpload.DialTLS(ctx, t.Addr, tlsCfg, timeout)
+	var name x509.HostnameError
+	switch {
+	case errors.As(err, &name):
+		return fmt.Errorf("%s: %v; give the name it was issued for with --sni NAME, or skip the check with --insecure", t.Addr, name.Error())
+	case httpload.Untrusted(err):
+		return fmt.Errorf("%s: the server's certificate is not trusted (%v); give its CA with --cacert FILE, or skip the check with --insecure", t.Addr, rootCause(err))
+	case err != nil && tlsCfg != nil && isHandshake(err):
+		return fmt.Errorf("TLS handshake with %s failed: %v; is it an https server?", t.Addr, rootCause(err))
+	case err != nil:
 		return fmt.Errorf("cannot connect to %s: %v; is the server running?", t.Addr, rootCause(err))
 	}
 	return c.Close()
+}
+
+// isHandshake reports whether a failed dial got as far as the TLS handshake (the TCP connect
+// succeeded).
+func isHandshake(err error) bool {
+	var op *net.OpError
+	return !errors.As(err, &op) || op.Op != "dial"
 }
 
 func unwrapDNS(err error) error {

@@ -2,6 +2,7 @@ package httpload
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -11,7 +12,9 @@ import (
 // Conn is one client connection that carries requests one at a time (keep-alive, no pipelining).
 // It is not safe for concurrent use: each engine worker owns its Conns.
 type Conn struct {
-	nc       net.Conn
+	nc       net.Conn // what requests go over: raw, or a TLS connection over it
+	raw      net.Conn // the TCP connection
+	setup    Setup
 	rd       reader
 	deadline time.Time // the deadline last set on nc
 	keepBody bool
@@ -25,6 +28,15 @@ var errUnusable = errors.New("connection unusable after an earlier error or Clos
 // Dial connects to addr (host:port) over TCP within timeout (0 means no timeout beyond ctx).
 // Every failure, a timeout included, is an *Error of Class Connect, as wrk counts it.
 func Dial(ctx context.Context, addr string, timeout time.Duration) (*Conn, error) {
+	return DialTLS(ctx, addr, nil, timeout)
+}
+
+// DialTLS connects to addr over TCP within timeout and, when cfg is not nil, runs a TLS handshake
+// over the connection with cfg within timeout again (0 means no timeout beyond ctx). Every
+// failure, a refused connection, an untrusted certificate or a handshake that timed out alike,
+// is an *Error of Class Connect, as wrk counts it. Setup says what each step took.
+func DialTLS(ctx context.Context, addr string, cfg *tls.Config, timeout time.Duration) (*Conn, error) {
+	t0 := time.Now()
 	d := net.Dialer{Timeout: timeout}
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -32,11 +44,22 @@ func Dial(ctx context.Context, addr string, timeout time.Duration) (*Conn, error
 	}
 	// Go enables TCP_NODELAY by default; Do writes each request with one write, so Nagle's
 	// algorithm would never have had anything to coalesce anyway.
-	return newConn(nc), nil
+	t1 := time.Now()
+	c := newConn(nc)
+	c.setup.Connect = t1.Sub(t0)
+	if cfg == nil {
+		return c, nil
+	}
+	if err := c.handshake(ctx, cfg, timeout); err != nil {
+		nc.Close()
+		return nil, &Error{Class: Connect, Err: err}
+	}
+	c.setup.Handshake = time.Since(t1)
+	return c, nil
 }
 
 func newConn(nc net.Conn) *Conn {
-	return &Conn{nc: nc, rd: newReader(nc, initialBufSize)}
+	return &Conn{nc: nc, raw: nc, rd: newReader(nc, initialBufSize)}
 }
 
 // Do writes req (built once by RequestSpec.Build) and reads exactly one full response, all before

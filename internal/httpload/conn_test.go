@@ -467,13 +467,19 @@ func BenchmarkReadResponse(b *testing.B) {
 
 // TestAbort checks that Abort from another goroutine ends a Do blocked on a silent server.
 func TestAbort(t *testing.T) {
+	checkAbort(t, func(handle func(net.Conn)) *Conn { return dialT(t, startRaw(t, handle).addr()) })
+}
+
+// checkAbort checks that Abort ends a Do blocked on the connection that dial opens to a server
+// running handle, at once and not as a timeout.
+func checkAbort(t *testing.T, dial func(handle func(net.Conn)) *Conn) {
+	t.Helper()
 	got := make(chan struct{})
-	srv := startRaw(t, func(c net.Conn) {
+	c := dial(func(c net.Conn) {
 		readRequest(c, make([]byte, 4096))
 		close(got) // the request arrived; Do is now waiting for the response
 		io.Copy(io.Discard, c)
 	})
-	c := dialT(t, srv.addr())
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Do(getReq, time.Now().Add(time.Minute))
@@ -483,8 +489,13 @@ func TestAbort(t *testing.T) {
 	if err := c.Abort(); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err == nil || ClassOf(err) == Timeout {
-		t.Fatalf("Do after Abort = %v, want a prompt non-timeout error", err)
+	select {
+	case err := <-done:
+		if err == nil || ClassOf(err) == Timeout {
+			t.Fatalf("Do after Abort = %v, want a prompt non-timeout error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Do still blocked 5 s after Abort")
 	}
 }
 

@@ -11,19 +11,42 @@ import (
 	"github.com/iobench/iobench/internal/httpbytes"
 )
 
-// Target is a parsed http:// URL, split into what a client needs on the wire.
+// Target is a parsed http:// or https:// URL, split into what a client needs on the wire.
 type Target struct {
-	// Addr is the host:port to dial; the port defaults to 80.
+	// Addr is the host:port to dial; the port defaults to 80, or 443 for https.
 	Addr string
 	// Host is the Host header value: the URL's host, with its port if the URL gave one.
 	Host string
 	// RequestURI is the request target, path?query, "/" when the URL has no path.
 	RequestURI string
+	// TLS is set for an https:// URL: each connection runs a TLS handshake (DialTLS) before its
+	// first request.
+	TLS bool
 }
 
-// ParseURL parses an http:// URL into a Target. Only plain http is supported; https, a missing
-// scheme or host, user info, a bad port or characters that cannot go on a request line are
-// one-line errors with a hint. A fragment is dropped, as browsers and curl do.
+// URL returns the target as a URL again: scheme, Host and RequestURI (a fragment or a default
+// port written out in the original are not kept).
+func (t Target) URL() string {
+	scheme := "http://"
+	if t.TLS {
+		scheme = "https://"
+	}
+	return scheme + t.Host + t.RequestURI
+}
+
+// ServerName returns the host of Addr without its port or brackets: the name a TLS client
+// sends as SNI and checks the server's certificate against.
+func (t Target) ServerName() string {
+	host, _, err := net.SplitHostPort(t.Addr)
+	if err != nil {
+		return t.Addr
+	}
+	return host
+}
+
+// ParseURL parses an http:// or https:// URL into a Target. A missing scheme or host, another
+// scheme, user info, a bad port or characters that cannot go on a request line are one-line
+// errors with a hint. A fragment is dropped, as browsers and curl do.
 func ParseURL(raw string) (Target, error) {
 	const hint = "; try http://127.0.0.1:8080/path"
 	fail := func(format string, args ...any) (Target, error) {
@@ -36,12 +59,13 @@ func ParseURL(raw string) (Target, error) {
 	if !ok {
 		return fail("missing scheme")
 	}
+	port := "80"
 	switch strings.ToLower(scheme) {
 	case "http":
 	case "https":
-		return Target{}, fmt.Errorf("url %q: https is not supported yet; use an http:// URL", raw)
+		port = "443"
 	default:
-		return fail("scheme %q is not supported, only http", scheme)
+		return fail("scheme %q is not supported, only http and https", scheme)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -58,11 +82,11 @@ func ParseURL(raw string) (Target, error) {
 	if host == "" {
 		return fail("missing host")
 	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-	} else if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fail("port %q is not in 1-65535", port)
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fail("port %q is not in 1-65535", p)
+		}
+		port = p
 	}
 	hostHeader := u.Host
 	if strings.HasSuffix(hostHeader, ":") { // "http://h:/" means the default port
@@ -80,7 +104,7 @@ func ParseURL(raw string) (Target, error) {
 			return fail("path or query contains a space or control character (percent-encode it, e.g. %%20)")
 		}
 	}
-	return Target{Addr: net.JoinHostPort(host, port), Host: hostHeader, RequestURI: uri}, nil
+	return Target{Addr: net.JoinHostPort(host, port), Host: hostHeader, RequestURI: uri, TLS: strings.EqualFold(scheme, "https")}, nil
 }
 
 // Header is one request header field, sent as given.

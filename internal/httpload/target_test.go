@@ -23,8 +23,10 @@ func TestParseURL(t *testing.T) {
 		{raw: "http://h/a b", want: Target{Addr: "h:80", Host: "h", RequestURI: "/a%20b"}},
 		{raw: "", wantErr: "empty URL"},
 		{raw: "127.0.0.1:8080/", wantErr: "missing scheme"},
-		{raw: "https://example.com/", wantErr: "https is not supported yet"},
-		{raw: "ftp://example.com/", wantErr: "only http"},
+		{raw: "https://example.com/", want: Target{Addr: "example.com:443", Host: "example.com", RequestURI: "/", TLS: true}},
+		{raw: "HTTPS://127.0.0.1:8443/x?y", want: Target{Addr: "127.0.0.1:8443", Host: "127.0.0.1:8443", RequestURI: "/x?y", TLS: true}},
+		{raw: "https://[::1]/", want: Target{Addr: "[::1]:443", Host: "[::1]", RequestURI: "/", TLS: true}},
+		{raw: "ftp://example.com/", wantErr: "only http and https"},
 		{raw: "http://", wantErr: "missing host"},
 		{raw: "http:///path", wantErr: "missing host"},
 		{raw: "http://user:pw@example.com/", wantErr: "user info"},
@@ -52,7 +54,18 @@ func TestParseURL(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("ParseURL(%q) = %+v, want %+v", tt.raw, got, tt.want)
 			}
+			if again, err := ParseURL(got.URL()); err != nil || again != got {
+				t.Errorf("ParseURL(%q.URL() = %q) = %+v, %v; want the same target", tt.raw, got.URL(), again, err)
+			}
 		})
+	}
+}
+
+func TestServerName(t *testing.T) {
+	for addr, want := range map[string]string{"example.com:443": "example.com", "127.0.0.1:8443": "127.0.0.1", "[::1]:443": "::1"} {
+		if got := (Target{Addr: addr}).ServerName(); got != want {
+			t.Errorf("ServerName of %s = %q, want %q", addr, got, want)
+		}
 	}
 }
 

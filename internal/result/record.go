@@ -29,6 +29,7 @@ type Record struct {
 	Latency       *Latency       `json:"latency,omitempty"`             // from intended start in open loop
 	Uncorrected   *Latency       `json:"latency_uncorrected,omitempty"` // open loop: from the actual send
 	ScheduleLag   *Latency       `json:"schedule_lag,omitempty"`        // open loop: actual send minus intended
+	TLS           *TLS           `json:"tls,omitempty"`                 // https: the handshakes, apart from the latency
 	Series        []Point        `json:"series,omitempty"`              // one point per second
 	Threads       []ThreadStats  `json:"threads,omitempty"`             // per worker thread
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
@@ -109,6 +110,20 @@ func (l *Latency) At(p float64) float64 {
 		}
 	}
 	return 0
+}
+
+// TLS is what opening the connections of an https run cost, kept apart from the requests'
+// latency (which, as wrk's, starts at the write, after the connect and the handshake). It counts
+// every connection opened over the whole run, warm-up included; a failed connect or handshake
+// is a connect error in Counts instead.
+type TLS struct {
+	Handshakes  int64    `json:"handshakes"`             // connections opened, each with one handshake
+	Resumed     int64    `json:"resumed"`                // of them, those that resumed an earlier session
+	Version     string   `json:"version,omitempty"`      // e.g. "TLS 1.3"
+	CipherSuite string   `json:"cipher_suite,omitempty"` // e.g. "TLS_AES_128_GCM_SHA256"
+	Protocol    string   `json:"alpn,omitempty"`         // the ALPN protocol the server chose: http/1.1, or "" for none
+	Handshake   *Latency `json:"handshake"`              // the TLS handshakes alone
+	Connect     *Latency `json:"connect"`                // the TCP connects before them
 }
 
 // Point is one second of a run.

@@ -3,6 +3,7 @@ package service
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,14 +26,34 @@ func init() {
 }
 
 // NginxSite is what a private nginx serves: every request on 127.0.0.1:Port handed to one
-// FastCGI script (a PHP app's front controller) at FastCGI, e.g. a PHP-FPM pool.
+// FastCGI script (a PHP app's front controller) at FastCGI, e.g. a PHP-FPM pool, or, with
+// Answer, answered by nginx itself.
 type NginxSite struct {
 	Port    int    // the port on 127.0.0.1 (the impl's IOBENCH_LISTEN)
 	Root    string // the document root, an absolute path (DOCUMENT_ROOT)
 	Script  string // the front controller, an absolute path: SCRIPT_FILENAME of every request
 	FastCGI string // where fastcgi_pass sends requests: unix:/path/to.sock or 127.0.0.1:PORT
 	Workers int    // worker_processes; 0 means one per core
+	// Answer, when not empty, makes a static site instead of a FastCGI one: nginx answers every
+	// request 200 with this text/plain body (no newline added); Root, Script and FastCGI are
+	// then unused.
+	Answer string
+	// TLS, when set, serves the site (and the readiness probe) over https only.
+	TLS *NginxTLS
+	// AccessLog writes one line per request of the site (the probe's left out) to
+	// NginxAccessLog in the instance's directory, which Stop removes.
+	AccessLog bool
 }
+
+// NginxTLS is the certificate of an https site and its session settings: TLS 1.2 and 1.3,
+// HTTP/1.1 (ALPN offers nothing else), a shared session cache and session tickets, so that
+// clients can resume.
+type NginxTLS struct {
+	CertPEM, KeyPEM []byte // written as cert.pem and key.pem into the instance's directory
+}
+
+// NginxAccessLog is the name of the site's access log in the instance's directory.
+const NginxAccessLog = "access.log"
 
 // probeHost is the virtual host that answers readiness probes with 204, so that the site's own
 // URL space is left to the app.
@@ -45,8 +66,9 @@ const probeHost = "iobench-probe"
 // what it serves is given per run. The Instance is Owned (the caller Stops it); its Workers is
 // worker_processes.
 func StartNginx(ctx context.Context, site NginxSite, opts Options) (*Instance, error) {
-	if site.Port <= 0 || !filepath.IsAbs(site.Root) || !filepath.IsAbs(site.Script) || site.FastCGI == "" {
-		return nil, fmt.Errorf("nginx: site %+v needs a port, absolute root and script paths and a FastCGI address", site)
+	fastCGI := site.Answer == ""
+	if site.Port <= 0 || fastCGI && (!filepath.IsAbs(site.Root) || !filepath.IsAbs(site.Script) || site.FastCGI == "") {
+		return nil, fmt.Errorf("nginx: site on port %d needs a port, and absolute root and script paths and a FastCGI address or an answer", site.Port)
 	}
 	if site.Workers <= 0 {
 		site.Workers = runtime.NumCPU()
@@ -71,7 +93,12 @@ func launchNginx(_ context.Context, l *launch) (string, error) {
 			return "", err
 		}
 	}
-	if err := writeFiles(l.dir, l.user, map[string]string{"nginx.conf": nginxConf(l.dir, l.port, site)}); err != nil {
+	files := map[string]string{"nginx.conf": nginxConf(l.dir, l.port, site)}
+	scheme := "http"
+	if site.TLS != nil {
+		files["cert.pem"], files["key.pem"], scheme = string(site.TLS.CertPEM), string(site.TLS.KeyPEM), "https"
+	}
+	if err := writeFiles(l.dir, l.user, files); err != nil {
 		return "", err
 	}
 	l.workers = site.Workers
@@ -83,16 +110,27 @@ func launchNginx(_ context.Context, l *launch) (string, error) {
 	}); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d", l.port), nil
+	return fmt.Sprintf("%s://127.0.0.1:%d", scheme, l.port), nil
 }
 
 // nginxConf is the whole configuration of a private nginx: no include of the system's files,
-// no access log, keep-alive connections that a load generator does not have to reopen, every
-// request to the site's script with the usual FastCGI parameters.
+// no access log unless the site asks for its own, keep-alive connections that a load generator
+// does not have to reopen, every request to the site's script with the usual FastCGI parameters
+// or answered by nginx itself.
 func nginxConf(dir string, port int, s *NginxSite) string {
-	var params strings.Builder
-	for _, p := range fastcgiParams {
-		fmt.Fprintf(&params, "            fastcgi_param %s %s;\n", p[0], p[1])
+	listen, ssl := "", ""
+	if s.TLS != nil {
+		listen = " ssl"
+		ssl = fmt.Sprintf(`    ssl_certificate %[1]s/cert.pem;
+    ssl_certificate_key %[1]s/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_tickets on;
+`, dir)
+	}
+	log := "access_log off;"
+	if s.AccessLog {
+		log = fmt.Sprintf("access_log %s/%s;", dir, NginxAccessLog)
 	}
 	return fmt.Sprintf(`# written by iobench for one run; nothing of /etc/nginx is read
 daemon off;
@@ -112,24 +150,37 @@ http {
     proxy_temp_path %[1]s/proxy;
     uwsgi_temp_path %[1]s/uwsgi;
     scgi_temp_path %[1]s/scgi;
+%[7]s    server {
+        listen 127.0.0.1:%[2]d%[6]s default_server backlog=4096;
+        %[8]s
+%[4]s    }
     server {
-        listen 127.0.0.1:%[2]d default_server backlog=4096;
-        root %[4]s;
-        location / {
-            fastcgi_pass %[5]s;
-            fastcgi_param SCRIPT_FILENAME %[6]s;
-            fastcgi_param SCRIPT_NAME /%[7]s;
-%[8]s        }
-    }
-    server {
-        listen 127.0.0.1:%[2]d;
-        server_name %[9]s;
+        listen 127.0.0.1:%[2]d%[6]s;
+        server_name %[5]s;
         location / {
             return 204;
         }
     }
 }
-`, dir, port, s.Workers, s.Root, s.FastCGI, s.Script, filepath.Base(s.Script), params.String(), probeHost)
+`, dir, port, s.Workers, siteLocation(s), probeHost, listen, ssl, log)
+}
+
+// siteLocation is the site's location block: its FastCGI script, or its answer.
+func siteLocation(s *NginxSite) string {
+	if s.Answer != "" {
+		return fmt.Sprintf("        location / {\n            default_type text/plain;\n            return 200 %q;\n        }\n", s.Answer)
+	}
+	var params strings.Builder
+	for _, p := range fastcgiParams {
+		fmt.Fprintf(&params, "            fastcgi_param %s %s;\n", p[0], p[1])
+	}
+	return fmt.Sprintf(`        root %s;
+        location / {
+            fastcgi_pass %s;
+            fastcgi_param SCRIPT_FILENAME %s;
+            fastcgi_param SCRIPT_NAME /%s;
+%s        }
+`, s.Root, s.FastCGI, s.Script, filepath.Base(s.Script), params.String())
 }
 
 // fastcgiParams are those of nginx's own fastcgi_params file, which a PHP app expects.
@@ -154,6 +205,9 @@ func probeNginx(ctx context.Context, u string) (string, error) {
 	c, err := dialer(ctx)("tcp", pu.Host)
 	if err != nil {
 		return "", err
+	}
+	if pu.Scheme == "https" { // our own server's certificate: reachability, not trust, is probed
+		c = tls.Client(c, &tls.Config{InsecureSkipVerify: true, ServerName: probeHost})
 	}
 	defer c.Close()
 	if _, err := fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", probeHost); err != nil {

@@ -25,6 +25,7 @@ func HTTP(w io.Writer, rec *result.Record, opt TextOptions) {
 		distribution(p, rec)
 	}
 	totals(p, rec)
+	handshakes(p, rec)
 	cost(p, rec)
 	warnings(p, rec)
 }
@@ -129,6 +130,30 @@ func totals(p *printer, rec *result.Record) {
 	if rec.Throughput.PeakSecond > 0 {
 		p.f("Peak second:  %10.2f req/s\n", rec.Throughput.PeakSecond)
 	}
+}
+
+// handshakes writes the TLS line of an https run: what opening its connections cost, which is
+// not in the latency above.
+func handshakes(p *printer, rec *result.Record) {
+	t := rec.TLS
+	if t == nil {
+		return
+	}
+	what := strings.Join(strings.Fields("TLS "+strings.TrimPrefix(t.Version, "TLS ")+" "+t.CipherSuite+" "+t.Protocol), " ")
+	where := "not in the latency above"
+	if rec.LoadModel == "open" {
+		where = "in the latency above only of the requests that waited for them"
+	}
+	p.f("%s: %d handshakes (%d resumed), handshake %s; TCP connect %s; %s\n",
+		what, t.Handshakes, t.Resumed, meanP50P99(t.Handshake), meanP50P99(t.Connect), where)
+}
+
+// meanP50P99 is "mean 1.20ms p50 1.10ms p99 3.00ms", or "-" without samples.
+func meanP50P99(l *result.Latency) string {
+	if l == nil || l.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("mean %s p50 %s p99 %s", units.Micros(l.Mean), units.Micros(l.At(50)), units.Micros(l.At(99)))
 }
 
 func socketErrors(c result.Counts) string {

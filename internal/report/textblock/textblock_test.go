@@ -46,6 +46,19 @@ func fixture(open bool) *result.Record {
 	return rec
 }
 
+// withTLS makes rec an https run's: 120 handshakes, 20 of them resumed.
+func withTLS(rec *result.Record) *result.Record {
+	hs, conn := stats.NewHistogram(), stats.NewHistogram()
+	for i := 1; i <= 120; i++ {
+		hs.Record(time.Duration(i) * 10 * time.Microsecond) // 10 µs .. 1.2 ms
+		conn.Record(time.Duration(i) * time.Microsecond)
+	}
+	rec.Target = "https://127.0.0.1:8443/"
+	rec.TLS = &result.TLS{Handshakes: 120, Resumed: 20, Version: "TLS 1.3", CipherSuite: "TLS_AES_128_GCM_SHA256",
+		Protocol: "http/1.1", Handshake: hs.Summary(), Connect: conn.Summary()}
+	return rec
+}
+
 func TestHTTPGolden(t *testing.T) {
 	tests := []struct {
 		name string
@@ -55,6 +68,8 @@ func TestHTTPGolden(t *testing.T) {
 		{"closed", fixture(false), TextOptions{}},
 		{"closed-latency", fixture(false), TextOptions{Latency: true}},
 		{"open", fixture(true), TextOptions{}},
+		{"https", withTLS(fixture(false)), TextOptions{}},
+		{"https-open", withTLS(fixture(true)), TextOptions{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,7 +50,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	if err != nil {
 		return nil, err
 	}
-	if err := httpbench.Probe(ctx, cfg.Target, cfg.Timeout); err != nil {
+	if err := httpbench.Probe(ctx, cfg.Target, cfg.TLS, cfg.Timeout); err != nil {
 		return nil, err
 	}
 	return Measure(ctx, e, r, cfg, "async")

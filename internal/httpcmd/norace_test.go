@@ -1,0 +1,5 @@
+//go:build !race
+
+package httpcmd_test
+
+const raceEnabled = false
