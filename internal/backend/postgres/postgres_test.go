@@ -137,6 +137,75 @@ func TestTxBeginWithFirstStatement(t *testing.T) {
 	}
 }
 
+// TestTxCommitExec covers the chain of transactions on one connection: the commit of one and the
+// next one's first statement in one round trip, and which of them took effect when either fails.
+func TestTxCommitExec(t *testing.T) {
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+	defer db.Close()
+	ctx := t.Context()
+	table := fmt.Sprintf("iobench_chain_%d", time.Now().UnixNano())
+	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Exec(context.WithoutCancel(ctx), "DROP TABLE "+table)
+	insert := "INSERT INTO " + table + " (id) VALUES (?)"
+	count := func(want int64) {
+		t.Helper()
+		if n, err := db.QueryInt(ctx, "SELECT count(*) FROM "+table); err != nil || n != want {
+			t.Fatalf("rows = %d, %v; want %d", n, err, want)
+		}
+	}
+	chain := func(tx backend.Tx, id int) (bool, error) {
+		t.Helper()
+		committed, n, err := tx.(backend.Chainer).CommitExec(ctx, insert, id)
+		if err == nil && n != 1 {
+			t.Fatalf("CommitExec(%d) affected %d rows, want 1", id, n)
+		}
+		return committed, err
+	}
+
+	tx := begin(t, db)
+	if committed, err := chain(tx, 1); err != nil || !committed { // nothing open yet: it begins
+		t.Fatalf("CommitExec on a new Tx = %v, %v", committed, err)
+	}
+	for _, id := range []int{2, 3} {
+		if committed, err := chain(tx, id); err != nil || !committed {
+			t.Fatalf("CommitExec(%d) = %v, %v", id, committed, err)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil { // the last one, 3, is rolled back
+		t.Fatal(err)
+	}
+	count(2)
+
+	tx = begin(t, db) // the next statement fails after the commit went through
+	if _, err := tx.Exec(ctx, insert, 4); err != nil {
+		t.Fatal(err)
+	}
+	if committed, err := chain(tx, 1); err == nil || !committed {
+		t.Fatalf("CommitExec of a duplicate = %v, %v; want committed and an error", committed, err)
+	}
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxClosed) {
+		t.Fatalf("Commit after a failed CommitExec = %v, want ErrTxClosed", err)
+	}
+	count(3)
+
+	tx = begin(t, db) // the transaction fails before its commit: neither it nor the next counts
+	if _, err := tx.Exec(ctx, insert, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, insert, 1); err == nil {
+		t.Fatal("duplicate key: no error")
+	}
+	if committed, err := chain(tx, 6); !errors.Is(err, pgx.ErrTxCommitRollback) || committed {
+		t.Fatalf("CommitExec after a failed statement = %v, %v; want not committed, ErrTxCommitRollback", committed, err)
+	}
+	count(3)
+	if _, err := db.Exec(ctx, insert, 6); err != nil { // the pool still works
+		t.Fatal(err)
+	}
+}
+
 func begin(t *testing.T, db *postgres.DB) backend.Tx {
 	t.Helper()
 	tx, err := db.Begin(t.Context())
