@@ -48,7 +48,7 @@ threads, which measured a fifth more CPU per message with two.
 At start it widens its timer slack to --timer-slack (Linux), re-executing itself so that the Go
 runtime's own threads take it too: its sysmon thread then wakes about once a millisecond rather
 than every 20-70 µs, and no longer hands the one thread's work to another during short socket
-writes, which cost the consumer about a fifth of its CPU. Timers may fire that much later; 0
+writes, which cost the consumer about a seventh of its CPU. Timers may fire that much later; 0
 keeps the inherited slack.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -91,14 +91,8 @@ func TestInvalidURLHidesPassword(t *testing.T) {
 // TestTxBeginWithFirstStatement covers the Tx that sends BEGIN with its first statement: later
 // statements join the transaction, and a transaction whose statement failed cannot commit.
 func TestTxBeginWithFirstStatement(t *testing.T) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 2})
-	defer db.Close()
+	db, table := scratchTable(t, 2)
 	ctx := t.Context()
-	table := fmt.Sprintf("iobench_tx_%d", time.Now().UnixNano())
-	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Exec(context.WithoutCancel(ctx), "DROP TABLE "+table)
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 
 	tx := begin(t, db)
@@ -140,14 +134,8 @@ func TestTxBeginWithFirstStatement(t *testing.T) {
 // TestTxCommitExec covers the chain of transactions on one connection: the commit of one and the
 // next one's first statement in one round trip, and which of them took effect when either fails.
 func TestTxCommitExec(t *testing.T) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
-	defer db.Close()
+	db, table := scratchTable(t, 1)
 	ctx := t.Context()
-	table := fmt.Sprintf("iobench_chain_%d", time.Now().UnixNano())
-	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Exec(context.WithoutCancel(ctx), "DROP TABLE "+table)
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 	count := func(want int64) {
 		t.Helper()
@@ -204,6 +192,20 @@ func TestTxCommitExec(t *testing.T) {
 	if _, err := db.Exec(ctx, insert, 6); err != nil { // the pool still works
 		t.Fatal(err)
 	}
+}
+
+// scratchTable opens a pool of conns connections and creates a table (id int PRIMARY KEY) of its
+// own, both gone when the test ends.
+func scratchTable(t *testing.T, conns int) (*postgres.DB, string) {
+	t.Helper()
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: conns})
+	t.Cleanup(func() { db.Close() })
+	table := fmt.Sprintf("iobench_tx_%d", time.Now().UnixNano())
+	if _, err := db.Exec(t.Context(), "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(context.Background(), "DROP TABLE "+table) })
+	return db, table
 }
 
 func begin(t *testing.T, db *postgres.DB) backend.Tx {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/iobench/iobench/internal/backend"
@@ -88,6 +89,9 @@ func Consume(ctx context.Context, cfg ConsumerConfig) error {
 	}
 	defer db.Close()
 	c := &consumer{cfg: cfg, db: db, workers: workers, prefetch: prefetch}
+	defer func() {
+		cfg.Log.Info("bus consumer: stopped", "commands", c.committed.Load(), "chained", c.chained.Load())
+	}()
 	backoff := minBackoff
 	for {
 		started, err := c.session(ctx)
@@ -121,6 +125,9 @@ type consumer struct {
 	workers  int
 	prefetch int
 	ready    bool // "ready" was reported; from then on failures lead to reconnects
+
+	committed atomic.Int64 // commands committed
+	chained   atomic.Int64 // of which begun with the previous command's commit
 }
 
 // session connects to the broker, consumes until ctx ends or something fails, and closes every
@@ -301,6 +308,7 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 				_ = d.Nack(true)
 				return fmt.Errorf("commit: %w", err)
 			}
+			w.c.committed.Add(1)
 			return w.set.settle(src, d, report(ReportCommand, &m, d))
 		}
 		nsrc, nd, nm := w.aheadSrc, w.ahead, w.aheadMsg
@@ -309,6 +317,10 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 		if !committed {
 			_, _ = d.Nack(true), nd.Nack(true)
 			return fmt.Errorf("commit: %w", err)
+		}
+		w.c.committed.Add(1)
+		if err == nil {
+			w.c.chained.Add(1)
 		}
 		if serr := w.set.settle(src, d, report(ReportCommand, &m, d)); serr != nil || err != nil {
 			_ = nd.Nack(true)
