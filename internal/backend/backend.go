@@ -128,6 +128,16 @@ type Tx interface {
 	Rollback(ctx context.Context) error
 }
 
+// Chainer is implemented by a Tx that can commit and begin the next transaction on the same
+// connection in one round trip, the next one's first statement sent along.
+type Chainer interface {
+	// CommitExec commits the transaction and begins another that runs query with args, all sent
+	// at once. On success the Tx stands for the new transaction. committed says whether the first
+	// transaction is known to be committed, even when err is not nil; after an error the Tx is
+	// ended (as by Rollback) and its new transaction, if any, rolled back.
+	CommitExec(ctx context.Context, query string, args ...any) (committed bool, rows int64, err error)
+}
+
 // ConnectError is a failure to reach a service, worded for the user on one line (what failed,
 // why, what to do), that still unwraps to its cause. It matches fail.ErrBadInput: a service
 // that cannot be reached is for the user to fix (exit 2).

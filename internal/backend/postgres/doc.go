@@ -6,7 +6,9 @@
 // QueryExecModeCacheStatement). Transactions run at READ COMMITTED, and BEGIN goes out with the
 // first statement of a transaction in one write (a pgconn batch of both, prepared; string
 // arguments go as text, others as pgx encodes them), so the bus's BEGIN; INSERT costs one round
-// trip after the first, and COMMIT one more. QueryInt reads SQL NULL as 0.
+// trip after the first, and COMMIT one more. Tx.CommitExec (backend.Chainer) sends COMMIT, BEGIN
+// and the next transaction's first statement in one write and one round trip, and tells whether
+// the commit went through when something failed. QueryInt reads SQL NULL as 0.
 //
 // The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS.
 // Open pings the server, so an unreachable server, a wrong password or a missing database

@@ -91,14 +91,8 @@ func TestInvalidURLHidesPassword(t *testing.T) {
 // TestTxBeginWithFirstStatement covers the Tx that sends BEGIN with its first statement: later
 // statements join the transaction, and a transaction whose statement failed cannot commit.
 func TestTxBeginWithFirstStatement(t *testing.T) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 2})
-	defer db.Close()
+	db, table := scratchTable(t, 2)
 	ctx := t.Context()
-	table := fmt.Sprintf("iobench_tx_%d", time.Now().UnixNano())
-	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Exec(context.WithoutCancel(ctx), "DROP TABLE "+table)
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 
 	tx := begin(t, db)
@@ -135,6 +129,83 @@ func TestTxBeginWithFirstStatement(t *testing.T) {
 	if _, err := tx.Exec(ctx, insert, 4); !errors.Is(err, pgx.ErrTxClosed) {
 		t.Fatalf("Exec after Commit = %v, want ErrTxClosed", err)
 	}
+}
+
+// TestTxCommitExec covers the chain of transactions on one connection: the commit of one and the
+// next one's first statement in one round trip, and which of them took effect when either fails.
+func TestTxCommitExec(t *testing.T) {
+	db, table := scratchTable(t, 1)
+	ctx := t.Context()
+	insert := "INSERT INTO " + table + " (id) VALUES (?)"
+	count := func(want int64) {
+		t.Helper()
+		if n, err := db.QueryInt(ctx, "SELECT count(*) FROM "+table); err != nil || n != want {
+			t.Fatalf("rows = %d, %v; want %d", n, err, want)
+		}
+	}
+	chain := func(tx backend.Tx, id int) (bool, error) {
+		t.Helper()
+		committed, n, err := tx.(backend.Chainer).CommitExec(ctx, insert, id)
+		if err == nil && n != 1 {
+			t.Fatalf("CommitExec(%d) affected %d rows, want 1", id, n)
+		}
+		return committed, err
+	}
+
+	tx := begin(t, db)
+	if committed, err := chain(tx, 1); err != nil || !committed { // nothing open yet: it begins
+		t.Fatalf("CommitExec on a new Tx = %v, %v", committed, err)
+	}
+	for _, id := range []int{2, 3} {
+		if committed, err := chain(tx, id); err != nil || !committed {
+			t.Fatalf("CommitExec(%d) = %v, %v", id, committed, err)
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil { // the last one, 3, is rolled back
+		t.Fatal(err)
+	}
+	count(2)
+
+	tx = begin(t, db) // the next statement fails after the commit went through
+	if _, err := tx.Exec(ctx, insert, 4); err != nil {
+		t.Fatal(err)
+	}
+	if committed, err := chain(tx, 1); err == nil || !committed {
+		t.Fatalf("CommitExec of a duplicate = %v, %v; want committed and an error", committed, err)
+	}
+	if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxClosed) {
+		t.Fatalf("Commit after a failed CommitExec = %v, want ErrTxClosed", err)
+	}
+	count(3)
+
+	tx = begin(t, db) // the transaction fails before its commit: neither it nor the next counts
+	if _, err := tx.Exec(ctx, insert, 5); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, insert, 1); err == nil {
+		t.Fatal("duplicate key: no error")
+	}
+	if committed, err := chain(tx, 6); !errors.Is(err, pgx.ErrTxCommitRollback) || committed {
+		t.Fatalf("CommitExec after a failed statement = %v, %v; want not committed, ErrTxCommitRollback", committed, err)
+	}
+	count(3)
+	if _, err := db.Exec(ctx, insert, 6); err != nil { // the pool still works
+		t.Fatal(err)
+	}
+}
+
+// scratchTable opens a pool of conns connections and creates a table (id int PRIMARY KEY) of its
+// own, both gone when the test ends.
+func scratchTable(t *testing.T, conns int) (*postgres.DB, string) {
+	t.Helper()
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: conns})
+	t.Cleanup(func() { db.Close() })
+	table := fmt.Sprintf("iobench_tx_%d", time.Now().UnixNano())
+	if _, err := db.Exec(t.Context(), "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(context.Background(), "DROP TABLE "+table) })
+	return db, table
 }
 
 func begin(t *testing.T, db *postgres.DB) backend.Tx {

@@ -10,7 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,7 +50,7 @@ func testConsumer() int {
 	if os.Getenv(envDropEvents) != "" {
 		cfg.Report = dropEvents{os.Stdout}
 	}
-	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if err := Consume(ctx, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -119,7 +122,9 @@ func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Reco
 	if c.Concurrency == 0 {
 		c.Concurrency, c.Prefetch = 16, 32
 	}
-	c.Log = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if c.Log == nil {
+		c.Log = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -246,6 +251,46 @@ func TestBusReal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBusChained runs an async consumer with few handlers and a deep prefetch, so that a command
+// is mostly waiting when the one before commits: those begin in the commit's round trip, and
+// every command and event is still accounted for exactly.
+func TestBusChained(t *testing.T) {
+	st := realStack(t)
+	var log lockedBuffer
+	c := Config{N: 2000, Mode: ModeAsync, Profile: ProfileSeed, Concurrency: 2, Prefetch: 64}
+	c.Log = slog.New(slog.NewTextHandler(io.MultiWriter(testLog{t}, &log), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rec, err := runBus(t, st, c)
+	checkExact(t, rec, err, c.N)
+	m := regexp.MustCompile(`bus consumer: stopped\W+commands=(\d+) chained=(\d+)`).FindStringSubmatch(log.String())
+	if m == nil {
+		t.Fatal("the consumer did not say how many commands it chained")
+	}
+	committed, _ := strconv.Atoi(m[1])
+	chained, _ := strconv.Atoi(m[2])
+	if committed != c.N || chained < c.N/4 {
+		t.Fatalf("%d commands committed, %d chained: want %d, a quarter of them or more chained", committed, chained, c.N)
+	}
+	t.Logf("%d of %d commands began in the previous commit's round trip", chained, committed)
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestBusKillSUT kills the consumer half-way: no command may be lost or stored twice, every event

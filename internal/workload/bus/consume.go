@@ -1,12 +1,14 @@
 package bus
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/iobench/iobench/internal/backend"
@@ -87,6 +89,9 @@ func Consume(ctx context.Context, cfg ConsumerConfig) error {
 	}
 	defer db.Close()
 	c := &consumer{cfg: cfg, db: db, workers: workers, prefetch: prefetch}
+	defer func() {
+		cfg.Log.Info("bus consumer: stopped", "commands", c.committed.Load(), "chained", c.chained.Load())
+	}()
 	backoff := minBackoff
 	for {
 		started, err := c.session(ctx)
@@ -120,6 +125,9 @@ type consumer struct {
 	workers  int
 	prefetch int
 	ready    bool // "ready" was reported; from then on failures lead to reconnects
+
+	committed atomic.Int64 // commands committed
+	chained   atomic.Int64 // of which begun with the previous command's commit
 }
 
 // session connects to the broker, consumes until ctx ends or something fails, and closes every
@@ -176,9 +184,9 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	}
 	var wg sync.WaitGroup
 	for i := range c.workers {
-		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life}
+		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life, stop: ctx, failed: failed, evCh: evCh}
 		wg.Go(func() {
-			if err := w.run(ctx, failed, evCh); err != nil {
+			if err := w.run(); err != nil {
 				fail(err)
 			}
 		})
@@ -197,42 +205,62 @@ func (c *consumer) consumerConfig(queue string) backend.ConsumerConfig {
 // worker is one handler goroutine with its buffer, its event publisher (its own, or shared) and
 // the session's settler.
 type worker struct {
-	c     *consumer
-	pub   sender
-	set   *settler
-	life  context.Context
-	evBuf []byte
+	c      *consumer
+	pub    sender
+	set    *settler
+	life   context.Context
+	stop   context.Context         // ends on a graceful stop
+	failed <-chan struct{}         // closed when the session fails
+	evCh   <-chan backend.Delivery // events, in the durable profile; else nil
+	evBuf  []byte
+
+	ahead    backend.Delivery // taken while a transaction was open; handled next
+	aheadSrc int
+	aheadMsg Message
 }
 
-// run takes deliveries until ctx ends (graceful stop) or the session fails.
-func (w *worker) run(ctx context.Context, failed <-chan struct{}, evCh <-chan backend.Delivery) error {
-	cmdCh := w.set.srcs[0].Deliveries()
+// run takes deliveries until the graceful stop or the session fails.
+func (w *worker) run() error {
 	for {
-		var d backend.Delivery
-		var ok bool
-		src := 0
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-failed:
-			return nil
-		case d, ok = <-cmdCh:
-		case d, ok = <-evCh:
-			src = 1
-		}
-		if !ok {
-			if err := backend.ConsumerErr(w.set.srcs[src]); err != nil {
-				return fmt.Errorf("consumer stopped: %w", err)
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			return errors.New("consumer stopped")
+		src, d, err := w.next()
+		if d == nil {
+			return err
 		}
 		if err := w.handle(src, d); err != nil {
 			return err
 		}
 	}
+}
+
+// next returns the delivery taken ahead, or waits for one; without one it returns why: nil on a
+// graceful stop or after the session failed, else the consumer's end.
+func (w *worker) next() (int, backend.Delivery, error) {
+	if d := w.ahead; d != nil {
+		w.ahead = nil
+		return w.aheadSrc, d, nil
+	}
+	var d backend.Delivery
+	var ok bool
+	src := 0
+	select {
+	case <-w.stop.Done():
+		return 0, nil, nil
+	case <-w.failed:
+		return 0, nil, nil
+	case d, ok = <-w.set.srcs[0].Deliveries():
+	case d, ok = <-w.evCh:
+		src = 1
+	}
+	if ok {
+		return src, d, nil
+	}
+	if err := backend.ConsumerErr(w.set.srcs[src]); err != nil {
+		return 0, nil, fmt.Errorf("consumer stopped: %w", err)
+	}
+	if w.stop.Err() != nil {
+		return 0, nil, nil
+	}
+	return 0, nil, errors.New("consumer stopped")
 }
 
 // handle processes one delivery and hands it to the settler, which reports and acks it; on
@@ -244,37 +272,92 @@ func (w *worker) handle(src int, d backend.Delivery) error {
 		w.c.cfg.Log.Warn("bus consumer: dropping a message", "err", err)
 		return w.set.settle(src, d, Report{Kind: ReportBad})
 	}
-	kind := byte(ReportEvent)
-	if m.Type == TypeCommand {
-		if err := w.store(&m); err != nil {
-			_ = d.Nack(true)
-			return err
-		}
-		kind = ReportCommand
+	if m.Type != TypeCommand {
+		return w.set.settle(src, d, report(ReportEvent, &m, d))
 	}
-	return w.set.settle(src, d, Report{Kind: kind, Seq: m.Seq, AtNS: time.Now().UnixNano(), Redelivered: d.Redelivered()})
-}
-
-// store is the seed's command handler: BEGIN; INSERT; publish the event inside the transaction;
-// COMMIT.
-func (w *worker) store(m *Message) error {
-	ctx := w.life
-	tx, err := w.c.db.Begin(ctx)
+	tx, err := w.c.db.Begin(w.life)
 	if err != nil {
+		_ = d.Nack(true)
 		return fmt.Errorf("begin: %w", err)
 	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, InsertSQL, m.ID, m.Name, m.Email); err != nil {
+	if _, err := tx.Exec(w.life, InsertSQL, m.ID, m.Name, m.Email); err != nil {
+		_ = tx.Rollback(w.life)
+		_ = d.Nack(true)
 		return fmt.Errorf("insert: %w", err)
 	}
-	w.evBuf = AppendEvent(w.evBuf[:0], m)
-	if err := w.pub.Publish(ctx, w.evBuf); err != nil {
-		return fmt.Errorf("publish event: %w", err)
+	return w.command(tx, src, d, m)
+}
+
+// command finishes the seed's command handler for m, delivered as d, whose row tx has inserted:
+// it publishes the event inside the transaction, commits, and hands d to the settler. When
+// another command was delivered meanwhile and tx is a backend.Chainer, that command's
+// transaction begins, with its INSERT, in the same round trip as the commit, and is finished in
+// turn: one transaction per command still, each event published before its COMMIT, each ack
+// after it.
+func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) error {
+	defer tx.Rollback(w.life)
+	chain, chains := tx.(backend.Chainer)
+	for {
+		w.evBuf = AppendEvent(w.evBuf[:0], &m)
+		if err := w.pub.Publish(w.life, w.evBuf); err != nil {
+			_ = d.Nack(true)
+			return fmt.Errorf("publish event: %w", err)
+		}
+		if !chains || !w.peek() {
+			if err := tx.Commit(w.life); err != nil {
+				_ = d.Nack(true)
+				return fmt.Errorf("commit: %w", err)
+			}
+			w.c.committed.Add(1)
+			return w.set.settle(src, d, report(ReportCommand, &m, d))
+		}
+		nsrc, nd, nm := w.aheadSrc, w.ahead, w.aheadMsg
+		w.ahead = nil
+		committed, _, err := chain.CommitExec(w.life, InsertSQL, nm.ID, nm.Name, nm.Email)
+		if !committed {
+			_, _ = d.Nack(true), nd.Nack(true)
+			return fmt.Errorf("commit: %w", err)
+		}
+		w.c.committed.Add(1)
+		if err == nil {
+			w.c.chained.Add(1)
+		}
+		if serr := w.set.settle(src, d, report(ReportCommand, &m, d)); serr != nil || err != nil {
+			_ = nd.Nack(true)
+			return cmp.Or(serr, fmt.Errorf("insert: %w", err))
+		}
+		src, d, m = nsrc, nd, nm
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
+}
+
+// peek takes a delivery that is already waiting, unless the consumer is stopping, to be handled
+// next, and reports whether it is a command (then decoded in w.aheadMsg).
+func (w *worker) peek() bool {
+	if w.ahead == nil && w.stop.Err() == nil {
+		select {
+		case <-w.failed:
+		case d, ok := <-w.set.srcs[0].Deliveries():
+			if ok {
+				w.ahead, w.aheadSrc = d, 0
+			}
+		case d, ok := <-w.evCh:
+			if ok {
+				w.ahead, w.aheadSrc = d, 1
+			}
+		default:
+		}
 	}
-	return nil
+	if w.ahead == nil {
+		return false
+	}
+	m, err := DecodeMessage(w.ahead.Body())
+	w.aheadMsg = m
+	return err == nil && m.Type == TypeCommand
+}
+
+// report is the report line of message m, handled now.
+func report(kind byte, m *Message, d backend.Delivery) Report {
+	return Report{Kind: kind, Seq: m.Seq, AtNS: time.Now().UnixNano(), Redelivered: d.Redelivered()}
 }
 
 func ackErr(err error) error {

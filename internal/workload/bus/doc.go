@@ -46,7 +46,13 @@
 // For each command: BEGIN; INSERT ... ON CONFLICT (id) DO NOTHING (a redelivered command never
 // makes a second row); publish the event inside the transaction, as the seed did; COMMIT; report;
 // ack. For each event: report; ack. BEGIN goes out with the INSERT in one write (the postgres
-// backend pipelines a transaction's first statement). Reports and acks go out in batches, never
+// backend pipelines a transaction's first statement). When another command is already waiting
+// by the time a handler's COMMIT is due, and the database can chain transactions
+// (backend.Chainer: PostgreSQL), that command's BEGIN and INSERT go out with the COMMIT in one
+// write and one round trip: still one transaction per command, each event published before its
+// COMMIT, each ack after it; the handler then goes on with that command. Few commands wait at
+// Concurrency 80 and Prefetch 100 (the window is mostly handlers and acks in transit); more do
+// with a prefetch well above the concurrency. Reports and acks go out in batches, never
 // ahead of what they stand for: a handler hands its handled message to the session's settler, and
 // the first handler to find no batch in progress yields once (runtime.Gosched: handlers ready to
 // run finish and join), writes the lines of every message handed over so far in one write(2), then
@@ -57,7 +63,10 @@
 // with basic.get: one round trip per message). Async mode runs Concurrency goroutines in the one
 // process, with a pool of as many database connections and Prefetch unacked deliveries (at least
 // Concurrency, so no handler waits for the broker), like service-bus's 80 tasks on amphp; `iobench
-// serve bus` runs them on one OS thread at a time (--threads 1, GOMAXPROCS), as amphp's one loop.
+// serve bus` runs them on one OS thread at a time (--threads 1, GOMAXPROCS), as amphp's one loop,
+// with a timer slack of 1 ms (--timer-slack, package timerslack) so that the runtime's sysmon
+// thread neither wakes every few tens of microseconds nor hands that one thread's work to another
+// during short socket writes.
 // Events go out through one publisher shared by the goroutines (one AMQP channel, as service-bus
 // had), which sends the events of the handlers that publish at the same time in one write, each
 // handler going on to its COMMIT only once its event is written; or in the durable profile one per
