@@ -63,7 +63,7 @@ func (c *Conn) Do(req []byte, deadline time.Time) (Response, error) {
 	if _, err := c.nc.Write(req); err != nil {
 		return Response{}, c.fail(ioError(Write, err))
 	}
-	head := len(req) >= 5 && string(req[:5]) == "HEAD "
+	head := Head(req)
 	resp, err := c.rd.readResponse(head, c.keepBody, &c.body)
 	if err != nil {
 		return resp, c.fail(err)

@@ -69,11 +69,12 @@ type header struct {
 // long headers).
 func NewParser(size int) *Parser {
 	p := &Parser{}
-	p.init(size)
+	p.Init(size)
 	return p
 }
 
-func (p *Parser) init(size int) {
+// Init gives a Parser that is a field of something else (the zero Parser) its buffer of size bytes.
+func (p *Parser) Init(size int) {
 	p.buf = make([]byte, size)
 	p.state = stDone
 }
@@ -407,3 +408,12 @@ func (p *Parser) keepHeader(line []byte) {
 	value := httpbytes.TrimOWS(line[colon+1:])
 	p.captured = append(p.captured, value[:min(len(value), max(0, maxCaptured-len(p.captured)))]...)
 }
+
+// Reset drops every buffered byte and the response in progress, for a new connection.
+func (p *Parser) Reset() {
+	p.r, p.w, p.scanned, p.grow = 0, 0, 0, false
+	p.state = stDone
+}
+
+// Head reports whether req is a HEAD request, whose response has no body.
+func Head(req []byte) bool { return len(req) >= 5 && string(req[:5]) == "HEAD " }

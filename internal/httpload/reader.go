@@ -15,7 +15,7 @@ type reader struct {
 
 func newReader(src io.Reader, size int) reader {
 	rd := reader{src: src}
-	rd.init(size)
+	rd.Init(size)
 	return rd
 }
 
