@@ -71,6 +71,8 @@ latency and the schedule lag are shown beside it.`,
 	cli.DurationVarP(fs, &f.opts.Warmup, "warmup", "", 0, "load sent before measuring, not counted")
 	fs.IntSliceVar(&f.opts.ExpectStatus, "expect-status", nil, "statuses that count as success (default 2xx and 3xx)")
 	fs.StringVar(&f.opts.ExpectBody, "expect-body", "", "a regular expression every response body must match")
+	// The engine (issue 15): the event loop by default, the goroutine engine on request.
+	fs.StringVar(&f.opts.Engine, "engine", "", "load engine: loop (epoll event loop per thread; the default where it runs) or goroutine (one per connection)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the JSON result record to this path (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a Go CPU profile of the generator to this file")
