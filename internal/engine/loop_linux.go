@@ -82,12 +82,13 @@ func loopSupported() error {
 
 // executeLoop runs one event loop per thread until all their connections have finished.
 func (r *run) executeLoop() (<-chan struct{}, error) {
-	sa, family, err := sockaddr(r.cfg.Target.Addr)
+	ta, err := net.ResolveTCPAddr("tcp", r.cfg.Target.Addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot resolve %s: %v", r.cfg.Target.Addr, err)
 	}
 	loops := make([]*loop, len(r.groups))
 	for i, g := range r.groups {
+		sa, family := sockaddr(ta) // one each: Connect writes into it
 		l, err := newLoop(r, g, sa, family)
 		if err != nil {
 			for _, l := range loops[:i] {
@@ -134,19 +135,15 @@ func (r *run) shareTickets(loops []*loop) {
 	}
 }
 
-func sockaddr(addr string) (unix.Sockaddr, int, error) {
-	ta, err := net.ResolveTCPAddr("tcp", addr)
-	if err != nil {
-		return nil, 0, fmt.Errorf("cannot resolve %s: %v", addr, err)
-	}
+func sockaddr(ta *net.TCPAddr) (unix.Sockaddr, int) {
 	if ip4 := ta.IP.To4(); ip4 != nil {
 		sa := &unix.SockaddrInet4{Port: ta.Port}
 		copy(sa.Addr[:], ip4)
-		return sa, unix.AF_INET, nil
+		return sa, unix.AF_INET
 	}
 	sa := &unix.SockaddrInet6{Port: ta.Port}
 	copy(sa.Addr[:], ta.IP.To16())
-	return sa, unix.AF_INET6, nil
+	return sa, unix.AF_INET6
 }
 
 func newLoop(r *run, g *group, sa unix.Sockaddr, family int) (*loop, error) {
