@@ -179,6 +179,10 @@ func (l *loop) wakeUp() {
 // run is the thread's loop: start every connection, then wait for readiness or the next timer.
 func (l *loop) run(done chan<- struct{}) {
 	runtime.LockOSThread()
+	// Unlock before returning: a goroutine that ends locked takes its OS thread with it, and a
+	// child forked from that thread earlier (a system under test started with a parent-death
+	// signal) would be killed with it.
+	defer runtime.UnlockOSThread()
 	defer func() { done <- struct{}{} }()
 	defer l.closeFDs()
 	defer l.tally()
