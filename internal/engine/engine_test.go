@@ -339,28 +339,9 @@ func TestSlowResponsesAreTimeouts(t *testing.T) {
 // Content-Length: 12 on a connection closed after each response: every response counts in the
 // length class, none as a success and none as a read error.
 func TestBodyLongerThanContentLength(t *testing.T) {
+	url := lengthFlawServer(t)
 	forEachEngine(t, func(t *testing.T, engine string) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go func() {
-					defer c.Close()
-					buf := make([]byte, 4096)
-					if _, err := c.Read(buf); err == nil {
-						c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n"))
-					}
-				}()
-			}
-		}()
-		cfg := config(t, engine, "http://"+ln.Addr().String()+"/")
+		cfg := config(t, engine, url)
 		cfg.Requests = 200
 		res, err := Run(context.Background(), cfg)
 		if err != nil {
@@ -370,6 +351,32 @@ func TestBodyLongerThanContentLength(t *testing.T) {
 			t.Fatalf("succeeded %d, errors %v; want all 200 in %s", res.Succeeded, res.Errors, ErrLength)
 		}
 	})
+}
+
+// lengthFlawServer answers every connection's first request with 13 bytes under Content-Length: 12
+// and closes it.
+func lengthFlawServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				if _, err := c.Read(buf); err == nil {
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n"))
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
 }
 
 // TestDrainCountsEveryRequestTheServerSaw checks Drain: a timed run whose requests each take

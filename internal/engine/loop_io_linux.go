@@ -111,17 +111,12 @@ func (l *loop) write(c *loopConn) {
 		if !c.writable {
 			return
 		}
-		n, err := unix.Write(c.fd, req[c.wrote:])
-		switch {
-		case err == unix.EAGAIN:
-			c.writable = false
-			return
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			l.end(c, outcome{err: &httpload.Error{Class: httpload.Write, Err: err}, intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
+		n, again, err := retry(unix.Write, c.fd, req[c.wrote:])
+		if err != nil {
+			l.ended(c, httpload.Response{}, &httpload.Error{Class: httpload.Write, Err: err})
 			return
 		}
+		c.writable = !again
 		c.wrote += n
 	}
 	c.phase = phReading
@@ -137,7 +132,7 @@ func (l *loop) read(c *loopConn) {
 			err = c.p.Leftover()
 		}
 		if err != nil || done {
-			l.end(c, outcome{resp: c.p.Response(), err: failure(err), intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
+			l.ended(c, c.p.Response(), failure(err))
 			return
 		}
 		if !c.readable {
@@ -145,29 +140,48 @@ func (l *loop) read(c *loopConn) {
 		}
 		space, err := c.p.Space()
 		if err != nil {
-			l.end(c, outcome{err: httpload.Fail(err), intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
+			l.ended(c, httpload.Response{}, httpload.Fail(err))
 			return
 		}
-		n, err := unix.Read(c.fd, space)
+		n, again, err := retry(unix.Read, c.fd, space)
 		switch {
-		case err == unix.EAGAIN:
+		case again:
 			c.readable = false
 			return
-		case err == unix.EINTR:
-			continue
 		case err != nil:
-			l.end(c, outcome{err: httpload.Fail(err), intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
+			l.ended(c, httpload.Response{}, httpload.Fail(err))
 			return
 		case n == 0: // the peer closed: complete only when the close delimited the body
 			_, err := c.p.EOF()
 			c.hup = true
-			l.end(c, outcome{resp: c.p.Response(), err: failure(err), intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
+			l.ended(c, c.p.Response(), failure(err))
 			return
 		}
 		if !c.p.Wrote(n) && !c.hup {
 			c.readable = false
 		}
 	}
+}
+
+// retry runs a read or write of fd until no signal interrupts it; again reports EAGAIN.
+func retry(op func(int, []byte) (int, error), fd int, b []byte) (n int, again bool, err error) {
+	for {
+		n, err = op(fd, b)
+		switch err {
+		case nil:
+			return n, false, nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return 0, true, nil
+		}
+		return 0, false, err
+	}
+}
+
+// ended ends the request in flight on c with resp or err, now.
+func (l *loop) ended(c *loopConn, resp httpload.Response, err error) {
+	l.end(c, outcome{resp: resp, err: err, intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
 }
 
 // failure classifies a parser error; nil stays nil without an interface conversion.
