@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -438,4 +439,87 @@ func TestTimingCollected(t *testing.T) {
 			t.Fatalf("median timing %v µs, want 12500", q)
 		}
 	})
+}
+
+// TestBodies runs each framing through both engines, from a raw server that writes its answer
+// whole or one byte at a time (so the event loop resumes the parser across many wake-ups): every
+// response must count, with its body decoded (--expect-body sees it) and every byte counted.
+func TestBodies(t *testing.T) {
+	big := strings.Repeat("0123456789", 10_000) // 100 kB: more than the read buffer ever holds
+	tests := []struct {
+		name, resp string
+		body       string // a regular expression the whole body must match
+		closeAfter bool
+	}{
+		{"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!", "Hello world!", false},
+		{"chunked with trailers", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nHello \r\n6;x=1\r\nworld!\r\n0\r\nT: 1\r\n\r\n", "Hello world!", false},
+		{"close-delimited", "HTTP/1.0 200 OK\r\n\r\nHello world!", "Hello world!", true},
+		{"interim then 200", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!", "Hello world!", false},
+		{"large body", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big, "(0123456789)+", false},
+	}
+	for _, tt := range tests {
+		for _, slow := range []bool{false, true} {
+			url := answerServer(t, tt.resp, tt.closeAfter, slow)
+			name := tt.name + map[bool]string{false: "/whole", true: "/byte by byte"}[slow]
+			t.Run(name, func(t *testing.T) {
+				forEachEngine(t, func(t *testing.T, engine string) {
+					cfg := config(t, engine, url)
+					cfg.Connections, cfg.Threads, cfg.Requests = 2, 1, 20
+					cfg.Expect.Body = regexp.MustCompile("^" + tt.body + "$")
+					res, err := Run(context.Background(), cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Succeeded != 20 || len(res.Errors) > 0 || res.BytesRead != 20*int64(len(tt.resp)) {
+						t.Fatalf("succeeded %d, errors %v, read %d bytes; want 20, none, %d",
+							res.Succeeded, res.Errors, res.BytesRead, 20*len(tt.resp))
+					}
+				})
+			})
+		}
+	}
+}
+
+// answerServer answers every request with resp, whole or one byte at a time, and closes the
+// connection after each answer when closeAfter is set.
+func answerServer(t *testing.T, resp string, closeAfter, byteByByte bool) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go answer(c, []byte(resp), closeAfter, byteByByte)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/"
+}
+
+func answer(c net.Conn, resp []byte, closeAfter, byteByByte bool) {
+	defer c.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := c.Read(buf); err != nil { // each request fits in one read here
+			return
+		}
+		if byteByByte && len(resp) < 1000 {
+			for i := range resp {
+				c.Write(resp[i : i+1])
+			}
+		} else if byteByByte {
+			for i := 0; i < len(resp); i += 997 {
+				c.Write(resp[i:min(i+997, len(resp))])
+			}
+		} else {
+			c.Write(resp)
+		}
+		if closeAfter {
+			return
+		}
+	}
 }

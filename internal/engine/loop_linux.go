@@ -258,6 +258,7 @@ func (l *loop) fireTimers() int {
 func (l *loop) expire(c *loopConn, now time.Time) {
 	switch c.phase {
 	case phConnecting:
+		l.closeConn(c)
 		l.connectFailed(c, now)
 	case phWriting, phReading:
 		l.end(c, outcome{err: errLoopTimeout, intended: c.intended, sent: c.sent, done: now, counted: c.counted})
