@@ -187,23 +187,7 @@ func (l *loop) run(done chan<- struct{}) {
 	defer func() { done <- struct{}{} }()
 	defer l.closeFDs()
 	defer l.tally()
-	l.events = make([]unix.EpollEvent, len(l.conns)+1)
-	now := l.r.clock.Now()
-	l.live = len(l.conns)
-	for i := range l.conns {
-		c := &l.conns[i]
-		c.p.Init(initialParserBuf)
-		if l.r.cfg.Expect.Body != nil {
-			c.p.SetKeepBody(true)
-		}
-		if l.r.cfg.Timing != "" {
-			c.p.CaptureHeader(TimingHeader)
-		}
-		if l.r.cfg.Rate > 0 {
-			c.pacer = NewPacer(l.r.clock, l.r.start, l.r.cfg.Rate, c.k, l.r.cfg.Connections)
-		}
-		l.start(c, now)
-	}
+	l.setup()
 	for l.live > 0 && !l.r.stopped.Load() {
 		timeout := l.fireTimers()
 		n, err := l.poll()
@@ -221,6 +205,26 @@ func (l *loop) run(done chan<- struct{}) {
 			}
 			l.ready(&l.conns[ev.Fd], ev.Events)
 		}
+	}
+}
+
+// setup gives every connection its parser (and pacer) and starts it.
+func (l *loop) setup() {
+	cfg := &l.r.cfg
+	l.events = make([]unix.EpollEvent, len(l.conns)+1)
+	l.live = len(l.conns)
+	now := l.r.clock.Now()
+	for i := range l.conns {
+		c := &l.conns[i]
+		c.p.Init(initialParserBuf)
+		c.p.SetKeepBody(cfg.Expect.Body != nil)
+		if cfg.Timing != "" {
+			c.p.CaptureHeader(TimingHeader)
+		}
+		if cfg.Rate > 0 {
+			c.pacer = NewPacer(l.r.clock, l.r.start, cfg.Rate, c.k, cfg.Connections)
+		}
+		l.start(c, now)
 	}
 }
 
