@@ -61,6 +61,8 @@ type loop struct {
 	sa      unix.Sockaddr
 	family  int
 	head    bool
+	// noPwait2 is set once epoll_pwait2 answered ENOSYS (a kernel before 5.11).
+	noPwait2 bool
 }
 
 // errLoopTimeout is the timeout error of a request whose deadline passed in the event loop.
@@ -192,7 +194,7 @@ func (l *loop) run(done chan<- struct{}) {
 		timeout := l.fireTimers()
 		n, err := l.poll()
 		if n == 0 && err == nil {
-			n, err = unix.EpollWait(l.ep, l.events, timeout)
+			n, err = l.wait(timeout)
 		}
 		if err != nil && err != unix.EINTR {
 			panic(fmt.Sprintf("epoll_wait: %v", err)) // EBADF or EINVAL: a bug of this loop
@@ -242,20 +244,38 @@ func (l *loop) poll() (int, error) {
 // initialParserBuf is a connection's first read buffer, as httpload's own.
 const initialParserBuf = 4 << 10
 
-// fireTimers runs every timer that is due and returns the milliseconds until the next one, the
-// timeout of epoll_wait (at most maxNap, so a clock that jumps is noticed).
-func (l *loop) fireTimers() int {
+// wait blocks in epoll until an event or the timeout: epoll_pwait2, to the nanosecond, where the
+// kernel has it (5.11), else epoll_wait, whose milliseconds are rounded up, so that an intended
+// start is never early but may be up to a millisecond late.
+func (l *loop) wait(timeout time.Duration) (int, error) {
+	if !l.noPwait2 {
+		ts := unix.NsecToTimespec(int64(timeout))
+		n, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if errno != unix.ENOSYS {
+			if errno != 0 {
+				return 0, errno
+			}
+			return int(n), nil
+		}
+		l.noPwait2 = true
+	}
+	return unix.EpollWait(l.ep, l.events, int((timeout+time.Millisecond-1)/time.Millisecond))
+}
+
+// fireTimers runs every timer that is due and returns the time until the next one, the timeout
+// of the wait (at most maxNap, so a clock that jumps is noticed).
+func (l *loop) fireTimers() time.Duration {
 	for l.timers.len() > 0 {
 		now := l.r.clock.Now()
 		elapsed := int64(now.Sub(l.r.start))
 		c := l.timers.top()
 		if wait := c.due - elapsed; wait > 0 {
-			return int(min(time.Duration(wait), maxNap)+time.Millisecond-1) / int(time.Millisecond)
+			return min(time.Duration(wait), maxNap)
 		}
 		l.timers.clear(c)
 		l.expire(c, now)
 	}
-	return int(maxNap / time.Millisecond)
+	return maxNap
 }
 
 // expire handles a connection whose timer came due.
