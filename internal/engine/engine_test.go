@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/httpload"
+	"github.com/iobench/iobench/internal/rawhttp/rawhttptest"
 )
 
 // countingServer is an httptest server that counts requests and new connections.
@@ -340,7 +341,7 @@ func TestSlowResponsesAreTimeouts(t *testing.T) {
 // Content-Length: 12 on a connection closed after each response: every response counts in the
 // length class, none as a success and none as a read error.
 func TestBodyLongerThanContentLength(t *testing.T) {
-	url := lengthFlawServer(t)
+	url := answerServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n", true, false)
 	forEachEngine(t, func(t *testing.T, engine string) {
 		cfg := config(t, engine, url)
 		cfg.Requests = 200
@@ -352,32 +353,6 @@ func TestBodyLongerThanContentLength(t *testing.T) {
 			t.Fatalf("succeeded %d, errors %v; want all 200 in %s", res.Succeeded, res.Errors, ErrLength)
 		}
 	})
-}
-
-// lengthFlawServer answers every connection's first request with 13 bytes under Content-Length: 12
-// and closes it.
-func lengthFlawServer(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				if _, err := c.Read(buf); err == nil {
-					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n"))
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
 }
 
 // TestDrainCountsEveryRequestTheServerSaw checks Drain: a timed run whose requests each take
@@ -483,21 +458,16 @@ func TestBodies(t *testing.T) {
 // answerServer answers every request with resp, whole or one byte at a time, and closes the
 // connection after each answer when closeAfter is set.
 func answerServer(t *testing.T, resp string, closeAfter, byteByByte bool) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
+	return rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error {
+		go func() { <-ctx.Done(); ln.Close() }()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
-				return
+				return nil // closed at the test's end
 			}
 			go answer(c, []byte(resp), closeAfter, byteByByte)
 		}
-	}()
-	return "http://" + ln.Addr().String() + "/"
+	}) + "/"
 }
 
 func answer(c net.Conn, resp []byte, closeAfter, byteByByte bool) {
