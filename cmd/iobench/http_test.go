@@ -6,9 +6,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/hello/hellotest"
 )
@@ -23,6 +25,9 @@ func closedPort(t *testing.T) string {
 	ln.Close()
 	return "http://" + addr + "/"
 }
+
+// stackTrace matches the header of a goroutine's stack in a Go traceback.
+var stackTrace = regexp.MustCompile(`goroutine \d+ \[`)
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
@@ -55,6 +60,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{"bad regex", []string{"http", "--expect-body", "(", closed}, "regular expression"},
 		{"method not a token", []string{"http", "-m", "GE(T", closed}, "not an HTTP method"},
 		{"method with space", []string{"http", "-m", "GET /x", closed}, "not an HTTP method"},
+		{"unknown engine", []string{"http", "--engine", "threads", closed}, "--engine loop"},
 		{"unknown serve", []string{"serve", "nosuch"}, `unknown command "nosuch" for "iobench serve"`},
 		{"unknown services", []string{"services", "nosuch"}, `unknown command "nosuch" for "iobench services"`},
 	}
@@ -67,7 +73,7 @@ func TestHTTPBadInput(t *testing.T) {
 			if strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
 				t.Errorf("stderr %q: want one line containing %q", stderr, tt.want)
 			}
-			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+			if stackTrace.MatchString(stderr) || strings.Contains(stderr, "panic") { // "goroutine" alone names an engine
 				t.Errorf("stack trace in %q", stderr)
 			}
 		})
@@ -75,50 +81,64 @@ func TestHTTPBadInput(t *testing.T) {
 }
 
 func TestHTTPAgainstHelloWritesRecord(t *testing.T) {
-	url := hellotest.URL(t)
-	path := filepath.Join(t.TempDir(), "out", "r.json")
-	code, stdout, stderr := runCLI("http", "-t1", "-c4", "-n", "2000", "--latency", "--expect-body", "^Hello world!$", "--json", path, url)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	for _, want := range []string{"Thread Stats", "Latency Distribution", "99.99%", "2000 requests in", "Requests/sec:", "Transfer/sec:"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout)
+	forEachEngine(t, func(t *testing.T, engine string) {
+		url := hellotest.URL(t)
+		path := filepath.Join(t.TempDir(), "out", "r.json")
+		code, stdout, stderr := runCLI("http", "--engine", engine, "-t1", "-c4", "-n", "2000", "--latency", "--expect-body", "^Hello world!$", "--json", path, url)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
-	}
-	rec, err := result.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Counts.Succeeded != 2000 || rec.Counts.Failed != 0 || rec.Latency.Count != 2000 {
-		t.Fatalf("counts %+v, latency count %d; want 2000 successes", rec.Counts, rec.Latency.Count)
-	}
-	if rec.Counts.BytesRead == 0 || len(rec.Processes) == 0 || rec.Processes[0].Role != "generator" {
-		t.Fatalf("bytes %d, processes %+v", rec.Counts.BytesRead, rec.Processes)
-	}
-	if rec.Environment.Cores == 0 || rec.Environment.GoVersion == "" || len(rec.Command) == 0 {
-		t.Fatalf("environment or command missing: %+v %v", rec.Environment, rec.Command)
-	}
+		for _, want := range []string{"Thread Stats", "Latency Distribution", "99.99%", "2000 requests in", "Requests/sec:", "Transfer/sec:"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("output lacks %q:\n%s", want, stdout)
+			}
+		}
+		rec, err := result.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Counts.Succeeded != 2000 || rec.Counts.Failed != 0 || rec.Latency.Count != 2000 {
+			t.Fatalf("counts %+v, latency count %d; want 2000 successes", rec.Counts, rec.Latency.Count)
+		}
+		if rec.Counts.BytesRead == 0 || len(rec.Processes) == 0 || rec.Processes[0].Role != "generator" {
+			t.Fatalf("bytes %d, processes %+v", rec.Counts.BytesRead, rec.Processes)
+		}
+		if rec.Parameters["engine"] != engine {
+			t.Errorf("record says engine %v, want %s", rec.Parameters["engine"], engine)
+		}
+		if rec.Environment.Cores == 0 || rec.Environment.GoVersion == "" || len(rec.Command) == 0 {
+			t.Fatalf("environment or command missing: %+v %v", rec.Environment, rec.Command)
+		}
+	})
 }
 
 func TestHTTPOpenLoopJSONToStdout(t *testing.T) {
-	url := hellotest.URL(t)
-	code, stdout, stderr := runCLI("http", "-c2", "-d1s", "-R", "200", "--json", "-", url)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rec result.Record
-	if err := json.Unmarshal([]byte(stdout), &rec); err != nil {
-		t.Fatalf("stdout is not one JSON record: %v\n%s", err, stdout)
-	}
-	if rec.LoadModel != "open" || rec.Uncorrected == nil || rec.ScheduleLag == nil {
-		t.Fatalf("open-loop record lacks its views: model %q", rec.LoadModel)
-	}
-	if n := rec.Counts.Succeeded; n < 150 || n > 201 {
-		t.Fatalf("%d requests at 200 req/s for 1s", n)
-	}
-	if !strings.Contains(stderr, "uncorrected") {
-		t.Errorf("text block should go to stderr when the record takes stdout: %q", stderr)
+	forEachEngine(t, func(t *testing.T, engine string) {
+		url := hellotest.URL(t)
+		code, stdout, stderr := runCLI("http", "--engine", engine, "-c2", "-d1s", "-R", "200", "--json", "-", url)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var rec result.Record
+		if err := json.Unmarshal([]byte(stdout), &rec); err != nil {
+			t.Fatalf("stdout is not one JSON record: %v\n%s", err, stdout)
+		}
+		if rec.LoadModel != "open" || rec.Uncorrected == nil || rec.ScheduleLag == nil {
+			t.Fatalf("open-loop record lacks its views: model %q", rec.LoadModel)
+		}
+		if n := rec.Counts.Succeeded; n < 150 || n > 201 {
+			t.Fatalf("%d requests at 200 req/s for 1s", n)
+		}
+		if !strings.Contains(stderr, "uncorrected") {
+			t.Errorf("text block should go to stderr when the record takes stdout: %q", stderr)
+		}
+	})
+}
+
+// forEachEngine runs a test with each load engine (--engine).
+func forEachEngine(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, e := range engine.Engines {
+		t.Run(e, func(t *testing.T) { test(t, e) })
 	}
 }
 

@@ -33,7 +33,10 @@ type Config struct {
 	Drain bool
 	// Timing names the Server-Timing metric (e.g. "app") whose dur the run collects from every
 	// counted success into Result.Timing; empty collects nothing and reads no extra header.
-	Timing      string
+	Timing string
+	// Engine is EngineLoop, EngineGoroutine, or "" for the default: the event loop where it can
+	// run, else the goroutine engine (Result.EngineNote says why).
+	Engine      string
 	Clock       Clock                // nil = RealClock
 	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
 	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms
@@ -65,6 +68,8 @@ func (c *Config) Validate() error {
 		return errors.New("duration must be positive (-d 10s)")
 	case c.Timeout <= 0:
 		return errors.New("timeout must be positive (--timeout 2s)")
+	case c.Engine != "" && c.Engine != EngineLoop && c.Engine != EngineGoroutine:
+		return fmt.Errorf("engine %q is not known; use --engine loop or --engine goroutine", c.Engine)
 	}
 	return nil
 }

@@ -8,7 +8,12 @@
 // the uncorrected latency (from the actual send) and the schedule lag (actual minus intended) are
 // recorded beside it, so both views are visible.
 //
-// Connections are grouped into threads (wrk's -t): GOMAXPROCS is set to the thread count and each
-// thread owns its histograms behind one mutex, so recording never allocates and the groups are merged
-// exactly at the end. A ticker takes a snapshot every second for the per-second series.
+// Connections are grouped into threads (wrk's -t), and each thread owns its histograms behind one
+// mutex (taken by the ticker once a second), so recording never allocates and the groups are merged
+// exactly at the end. Two engines drive them. The event loop (EngineLoop, the default on Linux)
+// runs one goroutine per thread, locked to its OS thread, over an edge-triggered epoll instance and
+// non-blocking sockets, each registered once; the goroutine engine (EngineGoroutine) runs one
+// goroutine per connection on httpload.Conn, with GOMAXPROCS set to the thread count. Both
+// account every request through the same code (run.account), so their records mean the same. A
+// ticker takes a snapshot every second for the per-second series.
 package engine

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/iobench/iobench/internal/httpload"
+	"github.com/iobench/iobench/internal/rawhttp/rawhttptest"
 )
 
 // countingServer is an httptest server that counts requests and new connections.
@@ -55,7 +57,14 @@ func startCounting(t *testing.T, h func(n int64, w http.ResponseWriter, r *http.
 
 func hello(_ int64, w http.ResponseWriter, _ *http.Request) { w.Write([]byte("Hello world!")) }
 
-func config(t *testing.T, url string) Config {
+// forEachEngine runs a test against each engine, so both pass the same conformance tests.
+func forEachEngine(t *testing.T, test func(t *testing.T, engine string)) {
+	for _, e := range Engines {
+		t.Run(e, func(t *testing.T) { test(t, e) })
+	}
+}
+
+func config(t *testing.T, engine, url string) Config {
 	t.Helper()
 	target, err := httpload.ParseURL(url)
 	if err != nil {
@@ -68,111 +77,120 @@ func config(t *testing.T, url string) Config {
 		Threads:     2,
 		Timeout:     2 * time.Second,
 		KeepAlive:   true,
+		Engine:      engine,
 	}
 }
 
 func TestClosedLoopCountsExactly(t *testing.T) {
-	tests := []struct {
-		name      string
-		conns     int
-		threads   int
-		n         int64
-		keepAlive bool
-		wantConns func(n int64, c int) int64
-	}{
-		{"keep-alive", 7, 3, 1000, true, func(_ int64, c int) int64 { return int64(c) }},
-		{"no keep-alive", 3, 1, 200, false, func(n int64, _ int) int64 { return n }},
-		{"one connection", 1, 1, 50, true, func(int64, int) int64 { return 1 }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newCountingServer(t, hello)
-			cfg := config(t, srv.URL)
-			cfg.Connections, cfg.Threads, cfg.Requests, cfg.KeepAlive = tt.conns, tt.threads, tt.n, tt.keepAlive
-			if !tt.keepAlive {
-				cfg.Request = httpload.RequestSpec{Method: "GET", Target: cfg.Target, Close: true}.Build()
-			}
-			res, err := Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Succeeded != tt.n || res.Completed != tt.n || srv.requests.Load() != tt.n {
-				t.Fatalf("succeeded %d, completed %d, server saw %d; want %d each", res.Succeeded, res.Completed, srv.requests.Load(), tt.n)
-			}
-			if got, want := srv.conns.Load(), tt.wantConns(tt.n, tt.conns); got != want {
-				t.Errorf("server saw %d connections, want %d", got, want)
-			}
-			if res.Latency.Count() != tt.n {
-				t.Errorf("histogram holds %d samples, want %d", res.Latency.Count(), tt.n)
-			}
-			var perThread int64
-			for _, th := range res.Threads {
-				perThread += th.Completed
-			}
-			if len(res.Threads) != tt.threads || perThread != tt.n {
-				t.Errorf("threads %d with %d completed, want %d with %d", len(res.Threads), perThread, tt.threads, tt.n)
-			}
-		})
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		tests := []struct {
+			name      string
+			conns     int
+			threads   int
+			n         int64
+			keepAlive bool
+			wantConns func(n int64, c int) int64
+		}{
+			{"keep-alive", 7, 3, 1000, true, func(_ int64, c int) int64 { return int64(c) }},
+			{"no keep-alive", 3, 1, 200, false, func(n int64, _ int) int64 { return n }},
+			{"one connection", 1, 1, 50, true, func(int64, int) int64 { return 1 }},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				srv := newCountingServer(t, hello)
+				cfg := config(t, engine, srv.URL)
+				cfg.Connections, cfg.Threads, cfg.Requests, cfg.KeepAlive = tt.conns, tt.threads, tt.n, tt.keepAlive
+				if !tt.keepAlive {
+					cfg.Request = httpload.RequestSpec{Method: "GET", Target: cfg.Target, Close: true}.Build()
+				}
+				res, err := Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Succeeded != tt.n || res.Completed != tt.n || srv.requests.Load() != tt.n {
+					t.Fatalf("succeeded %d, completed %d, server saw %d; want %d each", res.Succeeded, res.Completed, srv.requests.Load(), tt.n)
+				}
+				if got, want := srv.conns.Load(), tt.wantConns(tt.n, tt.conns); got != want {
+					t.Errorf("server saw %d connections, want %d", got, want)
+				}
+				if res.Latency.Count() != tt.n {
+					t.Errorf("histogram holds %d samples, want %d", res.Latency.Count(), tt.n)
+				}
+				var perThread int64
+				for _, th := range res.Threads {
+					perThread += th.Completed
+				}
+				if len(res.Threads) != tt.threads || perThread != tt.n {
+					t.Errorf("threads %d with %d completed, want %d with %d", len(res.Threads), perThread, tt.threads, tt.n)
+				}
+			})
+		}
+	})
 }
 
 func TestConnectionsSpreadOverThreads(t *testing.T) {
-	srv := newCountingServer(t, hello)
-	cfg := config(t, srv.URL)
-	cfg.Connections, cfg.Threads, cfg.Requests = 7, 3, 30
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []int
-	total := 0
-	for _, th := range res.Threads {
-		got = append(got, th.Connections)
-		total += th.Connections
-	}
-	if total != 7 || got[0] != 3 || got[1] != 2 || got[2] != 2 {
-		t.Fatalf("connections per thread %v, want [3 2 2]", got)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, hello)
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Requests = 7, 3, 30
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		total := 0
+		for _, th := range res.Threads {
+			got = append(got, th.Connections)
+			total += th.Connections
+		}
+		if total != 7 || got[0] != 3 || got[1] != 2 || got[2] != 2 {
+			t.Fatalf("connections per thread %v, want [3 2 2]", got)
+		}
+	})
 }
 
 func TestExpectations(t *testing.T) {
-	srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
-		switch {
-		case n%5 == 0:
-			w.WriteHeader(http.StatusInternalServerError)
-		case n%5 == 1:
-			w.Write([]byte("goodbye"))
-		default:
-			w.Write([]byte("Hello world!"))
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+			switch {
+			case n%5 == 0:
+				w.WriteHeader(http.StatusInternalServerError)
+			case n%5 == 1:
+				w.Write([]byte("goodbye"))
+			default:
+				w.Write([]byte("Hello world!"))
+			}
+		})
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Requests = 1, 1, 100
+		cfg.Expect.Body = regexp.MustCompile(`^Hello`)
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Errors[ErrStatus] != 20 || res.Errors[ErrExpect] != 20 || res.Succeeded != 60 {
+			t.Fatalf("status errors %d, expect errors %d, succeeded %d; want 20, 20, 60", res.Errors[ErrStatus], res.Errors[ErrExpect], res.Succeeded)
+		}
+		if res.Completed != 100 {
+			t.Fatalf("completed %d, want 100 (failed checks are still responses)", res.Completed)
 		}
 	})
-	cfg := config(t, srv.URL)
-	cfg.Connections, cfg.Threads, cfg.Requests = 1, 1, 100
-	cfg.Expect.Body = regexp.MustCompile(`^Hello`)
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Errors[ErrStatus] != 20 || res.Errors[ErrExpect] != 20 || res.Succeeded != 60 {
-		t.Fatalf("status errors %d, expect errors %d, succeeded %d; want 20, 20, 60", res.Errors[ErrStatus], res.Errors[ErrExpect], res.Succeeded)
-	}
-	if res.Completed != 100 {
-		t.Fatalf("completed %d, want 100 (failed checks are still responses)", res.Completed)
-	}
 }
 
 func TestExpectStatusList(t *testing.T) {
-	srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
-	cfg := config(t, srv.URL)
-	cfg.Requests = 40
-	cfg.Expect.Status = []int{404}
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Succeeded != 40 {
-		t.Fatalf("succeeded %d of 40 with --expect-status 404", res.Succeeded)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+		cfg := config(t, engine, srv.URL)
+		cfg.Requests = 40
+		cfg.Expect.Status = []int{404}
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Succeeded != 40 {
+			t.Fatalf("succeeded %d of 40 with --expect-status 404", res.Succeeded)
+		}
+	})
 }
 
 // stallServer stalls every request that arrives during the first half of each second since start,
@@ -193,82 +211,90 @@ func stallServer(t *testing.T) *httptest.Server {
 // TestOpenLoopShowsStalls is the coordinated-omission test: measured from the intended start, the
 // stalls show in p99; measured from the actual send (as a closed-loop tool would), they hide.
 func TestOpenLoopShowsStalls(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3 s of load")
-	}
-	srv := stallServer(t)
-	cfg := config(t, srv.URL)
-	cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 5, 1, 1000, 3*time.Second
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	corrected, uncorrected := res.Latency.Quantile(99), res.Uncorrected.Quantile(99)
-	t.Logf("completed %d, corrected p99 %.0fus, uncorrected p99 %.0fus, lag p99 %.0fus, late %d",
-		res.Completed, corrected, uncorrected, res.Lag.Quantile(99), res.Late)
-	if corrected < 300_000 {
-		t.Errorf("corrected p99 %.0fus: the 500 ms stalls must show (hundreds of ms)", corrected)
-	}
-	if uncorrected > 100_000 {
-		t.Errorf("uncorrected p99 %.0fus: only the first request on each connection waits, it should stay low", uncorrected)
-	}
-	if res.Late == 0 {
-		t.Error("no late starts counted although the server stalled")
-	}
-	if res.Completed < 2500 {
-		t.Errorf("completed %d, want about 3000 (the rate must be kept after each stall)", res.Completed)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		if testing.Short() {
+			t.Skip("3 s of load")
+		}
+		srv := stallServer(t)
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 5, 1, 1000, 3*time.Second
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corrected, uncorrected := res.Latency.Quantile(99), res.Uncorrected.Quantile(99)
+		t.Logf("completed %d, corrected p99 %.0fus, uncorrected p99 %.0fus, lag p99 %.0fus, late %d",
+			res.Completed, corrected, uncorrected, res.Lag.Quantile(99), res.Late)
+		if corrected < 300_000 {
+			t.Errorf("corrected p99 %.0fus: the 500 ms stalls must show (hundreds of ms)", corrected)
+		}
+		if uncorrected > 100_000 {
+			t.Errorf("uncorrected p99 %.0fus: only the first request on each connection waits, it should stay low", uncorrected)
+		}
+		if res.Late == 0 {
+			t.Error("no late starts counted although the server stalled")
+		}
+		if res.Completed < 2500 {
+			t.Errorf("completed %d, want about 3000 (the rate must be kept after each stall)", res.Completed)
+		}
+	})
 }
 
 func TestServerDiesMidRun(t *testing.T) {
-	var once sync.Once
-	srv := newCountingServer(t, hello)
-	var srvRef = srv
-	cfg := config(t, srv.URL)
-	cfg.Connections, cfg.Threads, cfg.Duration = 2, 1, 1500*time.Millisecond
-	cfg.ConnectWait = 10 * time.Millisecond
-	cfg.OnSecond = func(Snapshot) { once.Do(func() { srvRef.CloseClientConnections(); srvRef.Listener.Close() }) }
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Succeeded == 0 {
-		t.Fatal("no success before the server died")
-	}
-	if res.Errors[ErrConnect]+res.Errors[ErrRead]+res.Errors[ErrWrite] == 0 {
-		t.Fatalf("errors %v: a dead server must show as errors", res.Errors)
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		var once sync.Once
+		srv := newCountingServer(t, hello)
+		var srvRef = srv
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Duration = 2, 1, 1500*time.Millisecond
+		cfg.ConnectWait = 10 * time.Millisecond
+		cfg.OnSecond = func(Snapshot) { once.Do(func() { srvRef.CloseClientConnections(); srvRef.Listener.Close() }) }
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Succeeded == 0 {
+			t.Fatal("no success before the server died")
+		}
+		if res.Errors[ErrConnect]+res.Errors[ErrRead]+res.Errors[ErrWrite] == 0 {
+			t.Fatalf("errors %v: a dead server must show as errors", res.Errors)
+		}
+	})
 }
 
 func TestInterruptKeepsPartialResult(t *testing.T) {
-	srv := newCountingServer(t, hello)
-	cfg := config(t, srv.URL)
-	cfg.Duration = time.Minute
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg.OnSecond = func(Snapshot) { cancel() }
-	res, err := Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Interrupted || res.Succeeded == 0 || res.Elapsed > 10*time.Second {
-		t.Fatalf("interrupted %v, succeeded %d, elapsed %v: want a partial result after ~1s", res.Interrupted, res.Succeeded, res.Elapsed)
-	}
-	if len(res.Series) == 0 {
-		t.Fatal("no series in the partial result")
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, hello)
+		cfg := config(t, engine, srv.URL)
+		cfg.Duration = time.Minute
+		ctx, cancel := context.WithCancel(context.Background())
+		cfg.OnSecond = func(Snapshot) { cancel() }
+		res, err := Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Interrupted || res.Succeeded == 0 || res.Elapsed > 10*time.Second {
+			t.Fatalf("interrupted %v, succeeded %d, elapsed %v: want a partial result after ~1s", res.Interrupted, res.Succeeded, res.Elapsed)
+		}
+		if len(res.Series) == 0 {
+			t.Fatal("no series in the partial result")
+		}
+	})
 }
 
 func TestWarmupNotCounted(t *testing.T) {
-	srv := newCountingServer(t, hello)
-	cfg := config(t, srv.URL)
-	cfg.Connections, cfg.Threads, cfg.Requests, cfg.Warmup = 1, 1, 100, 200*time.Millisecond
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Succeeded != 100 || srv.requests.Load() <= 100 {
-		t.Fatalf("succeeded %d, server saw %d: want 100 counted after a warm-up of more", res.Succeeded, srv.requests.Load())
-	}
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, hello)
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Requests, cfg.Warmup = 1, 1, 100, 200*time.Millisecond
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Succeeded != 100 || srv.requests.Load() <= 100 {
+			t.Fatalf("succeeded %d, server saw %d: want 100 counted after a warm-up of more", res.Succeeded, srv.requests.Load())
+		}
+	})
 }
 
 func TestValidate(t *testing.T) {
@@ -299,65 +325,50 @@ func TestValidate(t *testing.T) {
 }
 
 func TestSlowResponsesAreTimeouts(t *testing.T) {
-	tests := []struct {
-		name  string
-		delay time.Duration
-	}{
-		{"late but in before the socket deadline", 130 * time.Millisecond},
-		{"never in time", 400 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
-				time.Sleep(tt.delay)
-				w.Write([]byte("slow"))
+	forEachEngine(t, func(t *testing.T, engine string) {
+		tests := []struct {
+			name  string
+			delay time.Duration
+		}{
+			{"late but in before the socket deadline", 130 * time.Millisecond},
+			{"never in time", 400 * time.Millisecond},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+					time.Sleep(tt.delay)
+					w.Write([]byte("slow"))
+				})
+				cfg := config(t, engine, srv.URL)
+				cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timeout = 1, 1, 3, 100*time.Millisecond
+				res, err := Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Errors[ErrTimeout] != 3 || res.Succeeded != 0 {
+					t.Fatalf("timeouts %d, succeeded %d; want 3 timeouts for responses slower than the timeout", res.Errors[ErrTimeout], res.Succeeded)
+				}
 			})
-			cfg := config(t, srv.URL)
-			cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timeout = 1, 1, 3, 100*time.Millisecond
-			res, err := Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Errors[ErrTimeout] != 3 || res.Succeeded != 0 {
-				t.Fatalf("timeouts %d, succeeded %d; want 3 timeouts for responses slower than the timeout", res.Errors[ErrTimeout], res.Succeeded)
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestBodyLongerThanContentLength runs against seed 4's ReactPHP flaw, a 13-byte body under
 // Content-Length: 12 on a connection closed after each response: every response counts in the
 // length class, none as a success and none as a read error.
 func TestBodyLongerThanContentLength(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				if _, err := c.Read(buf); err == nil {
-					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n"))
-				}
-			}()
+	url := answerServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!\n", true, false)
+	forEachEngine(t, func(t *testing.T, engine string) {
+		cfg := config(t, engine, url)
+		cfg.Requests = 200
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	cfg := config(t, "http://"+ln.Addr().String()+"/")
-	cfg.Requests = 200
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Errors[ErrLength] != 200 || res.Succeeded != 0 || res.Errors[ErrRead] != 0 {
-		t.Fatalf("succeeded %d, errors %v; want all 200 in %s", res.Succeeded, res.Errors, ErrLength)
-	}
+		if res.Errors[ErrLength] != 200 || res.Succeeded != 0 || res.Errors[ErrRead] != 0 {
+			t.Fatalf("succeeded %d, errors %v; want all 200 in %s", res.Succeeded, res.Errors, ErrLength)
+		}
+	})
 }
 
 // TestDrainCountsEveryRequestTheServerSaw checks Drain: a timed run whose requests each take
@@ -365,54 +376,136 @@ func TestBodyLongerThanContentLength(t *testing.T) {
 // equals Answered, warm-up included; without Drain the requests in flight at the deadline are
 // aborted, and the server saw more than the run answered.
 func TestDrainCountsEveryRequestTheServerSaw(t *testing.T) {
-	for _, drain := range []bool{true, false} {
-		t.Run(map[bool]string{true: "drain", false: "abort"}[drain], func(t *testing.T) {
-			srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
-				time.Sleep(150 * time.Millisecond)
-				w.Write([]byte("ok"))
+	forEachEngine(t, func(t *testing.T, engine string) {
+		for _, drain := range []bool{true, false} {
+			t.Run(map[bool]string{true: "drain", false: "abort"}[drain], func(t *testing.T) {
+				srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+					time.Sleep(150 * time.Millisecond)
+					w.Write([]byte("ok"))
+				})
+				cfg := config(t, engine, srv.URL)
+				cfg.Duration, cfg.Warmup, cfg.Drain = 500*time.Millisecond, 200*time.Millisecond, drain
+				res, err := Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen := srv.requests.Load()
+				if drain {
+					if res.Answered != seen || res.Unanswered != 0 {
+						t.Fatalf("server saw %d, run answered %d and left %d unanswered; want all answered", seen, res.Answered, res.Unanswered)
+					}
+					if res.Completed < 12 || res.Elapsed <= cfg.Duration || len(res.Errors) > 0 {
+						t.Fatalf("completed %d in %v, errors %v: the drained requests must count and lengthen the phase", res.Completed, res.Elapsed, res.Errors)
+					}
+					return
+				}
+				if res.Unanswered == 0 || res.Answered+res.Unanswered != seen {
+					t.Fatalf("server saw %d; answered %d + unanswered %d: the aborted requests must show", seen, res.Answered, res.Unanswered)
+				}
 			})
-			cfg := config(t, srv.URL)
-			cfg.Duration, cfg.Warmup, cfg.Drain = 500*time.Millisecond, 200*time.Millisecond, drain
-			res, err := Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			seen := srv.requests.Load()
-			if drain {
-				if res.Answered != seen || res.Unanswered != 0 {
-					t.Fatalf("server saw %d, run answered %d and left %d unanswered; want all answered", seen, res.Answered, res.Unanswered)
-				}
-				if res.Completed < 12 || res.Elapsed <= cfg.Duration || len(res.Errors) > 0 {
-					t.Fatalf("completed %d in %v, errors %v: the drained requests must count and lengthen the phase", res.Completed, res.Elapsed, res.Errors)
-				}
-				return
-			}
-			if res.Unanswered == 0 || res.Answered+res.Unanswered != seen {
-				t.Fatalf("server saw %d; answered %d + unanswered %d: the aborted requests must show", seen, res.Answered, res.Unanswered)
-			}
-		})
-	}
+		}
+	})
 }
 
 // TestTimingCollected checks Config.Timing: the Server-Timing dur of every counted success is
 // collected, and a success without it is counted apart.
 func TestTimingCollected(t *testing.T) {
-	srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
-		if n%2 == 0 {
-			w.Header().Set("Server-Timing", "app;dur=12.5")
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+			if n%2 == 0 {
+				w.Header().Set("Server-Timing", "app;dur=12.5")
+			}
+			w.Write([]byte("ok"))
+		})
+		cfg := config(t, engine, srv.URL)
+		cfg.Requests, cfg.Timing = 100, "app"
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		w.Write([]byte("ok"))
+		if res.Timing.Count() != 50 || res.Untimed != 50 {
+			t.Fatalf("timed %d, untimed %d; want 50 and 50", res.Timing.Count(), res.Untimed)
+		}
+		if q := res.Timing.Quantile(50); q < 12490 || q > 12510 {
+			t.Fatalf("median timing %v µs, want 12500", q)
+		}
 	})
-	cfg := config(t, srv.URL)
-	cfg.Requests, cfg.Timing = 100, "app"
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestBodies runs each framing through both engines, from a raw server that writes its answer
+// whole or one byte at a time (so the event loop resumes the parser across many wake-ups): every
+// response must count, with its body decoded (--expect-body sees it) and every byte counted.
+func TestBodies(t *testing.T) {
+	big := strings.Repeat("0123456789", 10_000) // 100 kB: more than the read buffer ever holds
+	tests := []struct {
+		name, resp string
+		body       string // a regular expression the whole body must match
+		closeAfter bool
+	}{
+		{"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!", "Hello world!", false},
+		{"chunked with trailers", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nHello \r\n6;x=1\r\nworld!\r\n0\r\nT: 1\r\n\r\n", "Hello world!", false},
+		{"close-delimited", "HTTP/1.0 200 OK\r\n\r\nHello world!", "Hello world!", true},
+		{"interim then 200", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nHello world!", "Hello world!", false},
+		{"large body", "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big, "(0123456789)+", false},
 	}
-	if res.Timing.Count() != 50 || res.Untimed != 50 {
-		t.Fatalf("timed %d, untimed %d; want 50 and 50", res.Timing.Count(), res.Untimed)
+	for _, tt := range tests {
+		for _, slow := range []bool{false, true} {
+			url := answerServer(t, tt.resp, tt.closeAfter, slow)
+			name := tt.name + map[bool]string{false: "/whole", true: "/byte by byte"}[slow]
+			t.Run(name, func(t *testing.T) {
+				forEachEngine(t, func(t *testing.T, engine string) {
+					cfg := config(t, engine, url)
+					cfg.Connections, cfg.Threads, cfg.Requests = 2, 1, 20
+					cfg.Expect.Body = regexp.MustCompile("^" + tt.body + "$")
+					res, err := Run(context.Background(), cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Succeeded != 20 || len(res.Errors) > 0 || res.BytesRead != 20*int64(len(tt.resp)) {
+						t.Fatalf("succeeded %d, errors %v, read %d bytes; want 20, none, %d",
+							res.Succeeded, res.Errors, res.BytesRead, 20*len(tt.resp))
+					}
+				})
+			})
+		}
 	}
-	if q := res.Timing.Quantile(50); q < 12490 || q > 12510 {
-		t.Fatalf("median timing %v µs, want 12500", q)
+}
+
+// answerServer answers every request with resp, whole or one byte at a time, and closes the
+// connection after each answer when closeAfter is set.
+func answerServer(t *testing.T, resp string, closeAfter, byteByByte bool) string {
+	return rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error {
+		go func() { <-ctx.Done(); ln.Close() }()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return nil // closed at the test's end
+			}
+			go answer(c, []byte(resp), closeAfter, byteByByte)
+		}
+	}) + "/"
+}
+
+func answer(c net.Conn, resp []byte, closeAfter, byteByByte bool) {
+	defer c.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := c.Read(buf); err != nil { // each request fits in one read here
+			return
+		}
+		if byteByByte && len(resp) < 1000 {
+			for i := range resp {
+				c.Write(resp[i : i+1])
+			}
+		} else if byteByByte {
+			for i := 0; i < len(resp); i += 997 {
+				c.Write(resp[i:min(i+997, len(resp))])
+			}
+		} else {
+			c.Write(resp)
+		}
+		if closeAfter {
+			return
+		}
 	}
 }

@@ -42,11 +42,9 @@ func (p *Pacer) At(i int64) time.Time {
 // Next waits until the next intended start and returns it; ok is false when that start would be at
 // or after end, or when stop reports true while waiting.
 func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bool) {
-	intended = p.At(p.n)
-	if !intended.Before(end) {
+	if intended, ok = p.take(end); !ok {
 		return intended, false
 	}
-	p.n++
 	for {
 		wait := intended.Sub(p.clock.Now())
 		if wait <= 0 {
@@ -57,4 +55,15 @@ func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bo
 		}
 		p.clock.Sleep(min(wait, maxNap))
 	}
+}
+
+// take returns the next intended start without waiting for it; ok is false when it would be at or
+// after end (and then the pacer stays where it is).
+func (p *Pacer) take(end time.Time) (intended time.Time, ok bool) {
+	intended = p.At(p.n)
+	if !intended.Before(end) {
+		return intended, false
+	}
+	p.n++
+	return intended, true
 }

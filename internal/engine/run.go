@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -58,6 +59,9 @@ type Result struct {
 	Answered, Unanswered int64
 	// TLS is what opening the connections of an https run cost; nil for plain http.
 	TLS *TLSResult
+	// Engine is the engine that ran (EngineLoop or EngineGoroutine); EngineNote says why it is
+	// not the one asked for, or is empty.
+	Engine, EngineNote string
 }
 
 // run is the shared state of one Run.
@@ -71,6 +75,7 @@ type run struct {
 	slots     []slot
 	remaining atomic.Int64 // -n tickets left
 	stopped   atomic.Bool
+	wakeups   []func() // the event loops' wake-ups, called by stop
 }
 
 // slot holds a connection's live socket so that a stop can close it and unblock a pending read,
@@ -118,9 +123,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.ConnectWait <= 0 {
 		cfg.ConnectWait = 50 * time.Millisecond
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cfg.Threads))
+	kind, note := pickEngine(cfg)
+	procs := cfg.Threads
+	if kind == EngineLoop {
+		// Each loop holds its P through epoll_wait until the scheduler takes it back (20 µs to
+		// 10 ms later), so one more P serves the ticker and whatever else the process runs.
+		procs++
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRun(cfg)
-	return r.execute(ctx)
+	res, err := r.execute(ctx, kind)
+	if err != nil && kind == EngineLoop {
+		kind, note = EngineGoroutine, fmt.Sprintf("engine: the event loop could not start (%v); the goroutine engine ran instead", err)
+		res, err = r.execute(ctx, kind)
+	}
+	if res != nil {
+		res.Engine, res.EngineNote = kind, note
+	}
+	return res, err
 }
 
 func newRun(cfg Config) *run {
@@ -139,7 +159,25 @@ func newRun(cfg Config) *run {
 	return r
 }
 
-func (r *run) execute(ctx context.Context) (*Result, error) {
+func (r *run) execute(ctx context.Context, kind string) (*Result, error) {
+	var finished <-chan struct{}
+	if kind == EngineLoop {
+		var err error
+		if finished, err = r.executeLoop(); err != nil {
+			return nil, err
+		}
+	} else {
+		finished = r.startConnections()
+	}
+	series := newTicker(r)
+	interrupted := r.wait(ctx, finished, series)
+	res := r.collect(series)
+	res.Interrupted = interrupted
+	return res, nil
+}
+
+// startConnections starts the goroutine engine: one goroutine per connection.
+func (r *run) startConnections() <-chan struct{} {
 	var wg sync.WaitGroup
 	for k := range r.slots {
 		g := r.groups[k%len(r.groups)] // round robin: remainders spread one per group
@@ -152,12 +190,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
-
-	series := newTicker(r)
-	interrupted := r.wait(ctx, finished, series)
-	res := r.collect(series)
-	res.Interrupted = interrupted
-	return res, nil
+	return finished
 }
 
 // wait blocks until the load finishes, the duration is over or ctx ends, ticking every second.
@@ -209,6 +242,9 @@ func (r *run) stop(finished <-chan struct{}) {
 	r.stopped.Store(true)
 	for i := range r.slots {
 		r.slots[i].abort()
+	}
+	for _, wake := range r.wakeups {
+		wake()
 	}
 	<-finished
 }
@@ -322,21 +358,35 @@ func (r *run) dial() (conn, httpload.Setup, error) {
 // it. With Drain, a response after the deadline to a request sent before it still counts.
 func (r *run) request(c conn, g *group, intended, sent, deadline time.Time, counted bool) (keep, answered bool) {
 	resp, err := c.Do(r.cfg.Request, deadline)
-	done := r.clock.Now()
+	return r.account(g, outcome{resp: resp, err: err, intended: intended, sent: sent, done: r.clock.Now(), counted: counted})
+}
+
+// outcome is one request's end, as either engine saw it.
+type outcome struct {
+	resp                 httpload.Response
+	err                  error
+	intended, sent, done time.Time
+	counted              bool
+}
+
+// account records one request's outcome in g, the same for both engines; it reports whether the
+// connection may be reused and whether a response came.
+func (r *run) account(g *group, o outcome) (keep, answered bool) {
+	resp, err := o.resp, o.err
 	answered = err == nil
-	if r.stopped.Load() || (!r.cfg.Drain && r.cfg.Requests == 0 && done.After(r.end)) {
+	if r.stopped.Load() || (!r.cfg.Drain && r.cfg.Requests == 0 && o.done.After(r.end)) {
 		return answered && resp.KeepAlive, answered // the run is over: neither count nor blame
 	}
 	if err != nil {
-		r.fail(g, counted, intended, socketClass(err))
+		r.fail(g, o.counted, o.intended, socketClass(err))
 		return false, false
 	}
-	if done.Sub(sent) > r.cfg.Timeout { // in before the socket deadline, but too late
-		r.fail(g, counted, intended, classIndex(ErrTimeout))
+	if o.done.Sub(o.sent) > r.cfg.Timeout { // in before the socket deadline, but too late
+		r.fail(g, o.counted, o.intended, classIndex(ErrTimeout))
 		return resp.KeepAlive && r.cfg.KeepAlive, true
 	}
-	if counted {
-		s := sample{intended: intended, sent: sent, done: done, bytes: resp.Read, class: -1, response: true}
+	if o.counted {
+		s := sample{intended: o.intended, sent: o.sent, done: o.done, bytes: resp.Read, class: -1, response: true}
 		if ok, class := r.cfg.Expect.ok(resp.Status, resp.Body); !ok {
 			s.class = classIndex(class)
 		} else if r.cfg.Timing != "" {

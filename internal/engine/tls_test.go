@@ -29,7 +29,7 @@ func TestTLSHandshakesApart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := config(t, srv.URL)
+			cfg := config(t, EngineLoop, srv.URL) // asked for the loop: https falls back, with a note
 			cfg.Connections, cfg.Threads, cfg.KeepAlive = 3, 1, tt.keepAlive
 			cfg.Request = httpload.RequestSpec{Target: cfg.Target, Close: !tt.keepAlive}.Build()
 			var err error
@@ -44,6 +44,9 @@ func TestTLSHandshakesApart(t *testing.T) {
 			res, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Engine != EngineGoroutine || res.EngineNote == "" {
+				t.Errorf("engine %q, note %q: want the goroutine engine, saying why", res.Engine, res.EngineNote)
 			}
 			tl := res.TLS
 			if want := tt.wantHandshakes(150, cfg.Connections); tl == nil || tl.Handshakes != want || tl.Handshake.Count() != want || tl.Connect.Count() != want {

@@ -38,6 +38,7 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	used, busy := self.Usage(), machine.Busy()
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
+	rec.Parameters["engine"] = res.Engine
 	if m.Result != nil {
 		m.Result(res)
 	}
@@ -48,6 +49,9 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	rec.Processes = append(rec.Processes, result.NewProcess(name, "generator", os.Getpid(), used, wall))
 	rec.MachineCPU = busy
 	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU(), Planned: plannedDuration(cfg)})
+	if res.EngineNote != "" {
+		rec.Warnings = append(rec.Warnings, res.EngineNote)
+	}
 	return rec, nil
 }
 

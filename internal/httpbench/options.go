@@ -35,6 +35,8 @@ type Options struct {
 	ExpectStatus []int
 	ExpectBody   string
 	TLS          httpload.TLSOptions // https only: --insecure, --cacert, --sni
+	// Engine is "loop", "goroutine" or "" (the event loop where it can run); see engine.Config.
+	Engine string
 }
 
 // fdReserve is how many descriptors beyond the connections iobench keeps for itself.
@@ -80,6 +82,7 @@ func (o Options) Config() (engine.Config, error) {
 		Timeout:     o.Timeout,
 		KeepAlive:   !o.NoKeepAlive,
 		Expect:      engine.Expect{Status: o.ExpectStatus},
+		Engine:      o.Engine,
 	}
 	if cfg.Threads == 0 {
 		cfg.Threads = max(1, min(2, cfg.Connections))
@@ -95,6 +98,9 @@ func (o Options) Config() (engine.Config, error) {
 		if s < 100 || s > 999 {
 			return engine.Config{}, fmt.Errorf("--expect-status %d is not an HTTP status; use codes such as 200,204", s)
 		}
+	}
+	if o.Engine != "" && o.Engine != engine.EngineLoop && o.Engine != engine.EngineGoroutine {
+		return engine.Config{}, fmt.Errorf("--engine %q is not known; use --engine loop (epoll, the default) or --engine goroutine", o.Engine)
 	}
 	if err := cfg.Validate(); err != nil {
 		return engine.Config{}, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"time"
 )
@@ -87,24 +86,15 @@ func (c *Conn) Do(req []byte, deadline time.Time) (Response, error) {
 	if _, err := c.nc.Write(req); err != nil {
 		return Response{}, c.fail(ioError(Write, err))
 	}
-	head := len(req) >= 5 && string(req[:5]) == "HEAD "
+	head := Head(req)
 	resp, err := c.rd.readResponse(head, c.keepBody, &c.body)
 	if err != nil {
 		return resp, c.fail(err)
 	}
-	if left := c.rd.buf[c.rd.r:c.rd.w]; len(left) > 0 && !startsResponse(left) {
-		// Nothing else was asked for, and these bytes do not begin a response: they are the
-		// rest of the body just read.
-		return resp, c.fail(&Error{Class: Length, Err: fmt.Errorf("%d byte(s) followed the body its framing declared (body longer than Content-Length)", len(left))})
+	if err := c.rd.Leftover(); err != nil {
+		return resp, c.fail(err)
 	}
 	return resp, nil
-}
-
-// startsResponse reports whether b could be the beginning of a status line ("HTTP/1.").
-func startsResponse(b []byte) bool {
-	const prefix = "HTTP/1."
-	n := min(len(b), len(prefix))
-	return string(b[:n]) == prefix[:n]
 }
 
 func (c *Conn) fail(err error) error {
@@ -119,12 +109,7 @@ func (c *Conn) SetKeepBody(keep bool) { c.keepBody = keep }
 // CaptureHeader makes Do keep the value of the header called name (any case) in
 // Response.Header, e.g. "Server-Timing". Only a Conn asked to capture looks for it: the others
 // pay one comparison per header line. The value's buffer is allocated once and reused.
-func (c *Conn) CaptureHeader(name string) {
-	c.rd.capture = name
-	if c.rd.captured == nil {
-		c.rd.captured = make([]byte, 0, 128)
-	}
-}
+func (c *Conn) CaptureHeader(name string) { c.rd.CaptureHeader(name) }
 
 // Close closes the connection. Do fails afterwards.
 func (c *Conn) Close() error {

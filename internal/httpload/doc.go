@@ -13,6 +13,8 @@
 // KeepAlive false also ends the connection. Abort, from another goroutine, ends a Do that is
 // blocked (the engine uses it when a run stops).
 //
-// The parser reads from an io.Reader, so tests and fuzzing drive it from memory, one byte at a
-// time if they like, without sockets.
+// The response parser is a resumable state machine (Parser): the caller reads into its buffer
+// (Space, Wrote) and Parse consumes what is there, saying "need more" instead of blocking. Do
+// drives it from a blocking io.Reader; the engine's event loop drives the same Parser from
+// non-blocking sockets. Tests and fuzzing drive it from memory, one byte at a time if they like.
 package httpload

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/service"
@@ -90,23 +91,33 @@ func TestPHPAppCountedInStore(t *testing.T) {
 func TestGoImplCountedInStore(t *testing.T) {
 	routes := []string{"/cache/fake", "/cache/memcached", "/cache/redis", "/queue/fake", "/queue/redis"}
 	for _, v := range []string{"sync", "async"} {
-		t.Run(v, func(t *testing.T) { driveRoutes(t, target(t, "go-cachequeue", v), routes) })
+		for _, e := range engine.Engines { // the store's count must match with either engine
+			t.Run(v+"/"+e, func(t *testing.T) { driveRoutesWith(t, target(t, "go-cachequeue", v), routes, e) })
+		}
 	}
 }
 
 // driveRoutes loads each route briefly on a Redis and a Memcached of the test's own.
 func driveRoutes(t *testing.T, target workload.Target, routes []string) {
+	driveRoutesWith(t, target, routes, "")
+}
+
+// driveRoutesWith is driveRoutes with the generator's engine ("" for the default).
+func driveRoutesWith(t *testing.T, target workload.Target, routes []string, eng string) {
 	privateStores(t)
 	for _, route := range routes {
 		t.Run(strings.ReplaceAll(route[1:], "/", "-"), func(t *testing.T) {
 			rec, err := RunOne(t.Context(), target, Options{Route: route, Connections: 4, Duration: time.Second,
-				Warmup: 300 * time.Millisecond, Timeout: 2 * time.Second})
+				Warmup: 300 * time.Millisecond, Timeout: 2 * time.Second, Engine: eng})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := rec.Cachequeue
 			if c == nil || !c.Counted || c.Answered == 0 {
 				t.Fatalf("section %+v", c)
+			}
+			if eng != "" && rec.Parameters["engine"] != eng {
+				t.Fatalf("engine %v ran, want %s", rec.Parameters["engine"], eng)
 			}
 			t.Logf("%s: %.0f req/s; %s", route, rec.Throughput.Mean, c.Detail)
 			if target.Inst.Manifest.Start.PHPFPM == nil {

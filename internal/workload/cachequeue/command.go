@@ -25,6 +25,7 @@ type Options struct {
 	Timeout     time.Duration
 	Rate        float64 // open loop, requests per second; 0: closed loop
 	Consumers   bool    // run the impl's consumer of the route beside it, if it declares one
+	Engine      string  // the generator's engine (engine.Config.Engine); "" for the default
 	Command     []string
 	OnSecond    func(engine.Snapshot)
 }
@@ -58,6 +59,9 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 		"consumers": o.Consumers}
 	if o.Threads > 0 {
 		params["threads"] = int64(o.Threads)
+	}
+	if o.Engine != "" {
+		params["engine"] = o.Engine
 	}
 	if o.Rate > 0 {
 		params["load"], params["rate"] = "open", o.Rate

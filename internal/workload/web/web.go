@@ -70,6 +70,8 @@ func Params() scenario.WorkloadSpec {
 			"rate_of_peak": {Type: scenario.Float, Check: fraction,
 				Doc: "open loop without rate: the share of the closed-loop peak to offer, in (0, 1]; 0.5 if unset"},
 			"timeout": {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "a slower response counts as a timeout error"},
+			"engine": {Type: scenario.String, Enum: engine.Engines,
+				Doc: "the generator's engine: loop (epoll, the default where it runs) or goroutine (one per connection)"},
 		},
 		Timed: true, DefaultDuration: 10 * time.Second, DefaultWarmup: time.Second,
 	}
@@ -98,6 +100,9 @@ func Options(r scenario.Run, u string, rate float64) httpbench.Options {
 	}
 	if v, ok := r.Params["expect_body"].(string); ok {
 		o.ExpectBody = v
+	}
+	if v, ok := r.Params["engine"].(string); ok {
+		o.Engine = v
 	}
 	return o
 }

@@ -1,0 +1,319 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/iobench/iobench/internal/httpload"
+)
+
+// phase is where a connection of the event loop is.
+type phase uint8
+
+const (
+	phIdle       phase = iota // between requests (never waits here: start decides at once)
+	phConnecting              // non-blocking connect in progress
+	phWriting                 // the request is being written
+	phReading                 // the response is being read
+	phPacing                  // waiting for its next intended start (open loop)
+	phPause                   // waiting after a failed connect (Config.ConnectWait)
+	phFinished                // sends no more requests
+)
+
+// loopConn is one connection of an event loop: its socket, its phase and the request in flight.
+type loopConn struct {
+	k                    int   // index into run.slots, for the final tally
+	idx                  int32 // index into loop.conns, the epoll event's data
+	fd                   int   // -1 when closed
+	phase                phase
+	readable, writable   bool // edge-triggered readiness not yet used up by EAGAIN
+	hup                  bool // the peer closed or the socket failed: read until EOF
+	wrote                int
+	intended, sent       time.Time
+	counted              bool
+	due                  int64 // the timer, nanoseconds since the run's start
+	slot                 int   // index in the loop's timers, -1 when none
+	pacer                *Pacer
+	p                    httpload.Parser
+	answered, unanswered int64
+}
+
+// loop is one -t thread of the event-loop engine: an edge-triggered epoll instance over its
+// connections' non-blocking sockets, each registered once, a timer heap whose earliest entry
+// bounds epoll_wait, and the thread's group of measurements. Nothing on its hot path is shared
+// with the other threads, and nothing is allocated per request.
+type loop struct {
+	r       *run
+	g       *group
+	ep      int
+	wake    int // eventfd that run.stop writes
+	conns   []loopConn
+	events  []unix.EpollEvent
+	timers  timers
+	tickets int64 // -n: this thread's share of the requests; -1 without -n
+	live    int   // connections not finished
+	sa      unix.Sockaddr
+	family  int
+	head    bool
+	// noPwait2 is set once epoll_pwait2 answered ENOSYS (a kernel before 5.11).
+	noPwait2 bool
+}
+
+// errLoopTimeout is the timeout error of a request whose deadline passed in the event loop.
+var errLoopTimeout = &httpload.Error{Class: httpload.Timeout, Err: errors.New("no full response before the timeout")}
+
+// loopSupported reports why the event loop cannot run here, or nil.
+func loopSupported() error {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("epoll_create1: %v", err)
+	}
+	unix.Close(ep)
+	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("eventfd: %v", err)
+	}
+	unix.Close(fd)
+	return nil
+}
+
+// executeLoop runs one event loop per thread until all their connections have finished.
+func (r *run) executeLoop() (<-chan struct{}, error) {
+	ta, err := net.ResolveTCPAddr("tcp", r.cfg.Target.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot resolve %s: %v", r.cfg.Target.Addr, err)
+	}
+	loops := make([]*loop, len(r.groups))
+	for i, g := range r.groups {
+		sa, family := sockaddr(ta) // one each: Connect writes into it
+		l, err := newLoop(r, g, sa, family)
+		if err != nil {
+			for _, l := range loops[:i] {
+				l.closeFDs()
+			}
+			return nil, err
+		}
+		loops[i] = l
+		r.wakeups = append(r.wakeups, l.wakeUp)
+	}
+	for k := range r.slots { // round robin: remainders spread one per group, as execute does
+		l := loops[k%len(loops)]
+		l.conns = append(l.conns, loopConn{k: k, idx: int32(len(l.conns)), fd: -1, slot: -1})
+		l.g.conns++
+	}
+	r.shareTickets(loops)
+	finished := make(chan struct{})
+	done := make(chan struct{}, len(loops))
+	for _, l := range loops {
+		go l.run(done)
+	}
+	go func() {
+		for range loops {
+			<-done
+		}
+		close(finished)
+	}()
+	return finished, nil
+}
+
+// shareTickets splits -n over the threads in proportion to their connections, remainders
+// spread, so that no thread draws from a shared counter.
+func (r *run) shareTickets(loops []*loop) {
+	n, c := r.cfg.Requests, int64(r.cfg.Connections)
+	var cum int64
+	for _, l := range loops {
+		if n <= 0 {
+			l.tickets = -1
+			continue
+		}
+		before := n * cum / c
+		cum += int64(len(l.conns))
+		l.tickets = n*cum/c - before
+	}
+}
+
+func sockaddr(ta *net.TCPAddr) (unix.Sockaddr, int) {
+	if ip4 := ta.IP.To4(); ip4 != nil {
+		sa := &unix.SockaddrInet4{Port: ta.Port}
+		copy(sa.Addr[:], ip4)
+		return sa, unix.AF_INET
+	}
+	sa := &unix.SockaddrInet6{Port: ta.Port}
+	copy(sa.Addr[:], ta.IP.To16())
+	return sa, unix.AF_INET6
+}
+
+func newLoop(r *run, g *group, sa unix.Sockaddr, family int) (*loop, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll_create1: %v", err)
+	}
+	wake, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(ep)
+		return nil, fmt.Errorf("eventfd: %v", err)
+	}
+	l := &loop{r: r, g: g, ep: ep, wake: wake, sa: sa, family: family, head: httpload.Head(r.cfg.Request)}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &ev); err != nil {
+		l.closeFDs()
+		return nil, fmt.Errorf("epoll_ctl: %v", err)
+	}
+	return l, nil
+}
+
+func (l *loop) closeFDs() {
+	unix.Close(l.wake)
+	unix.Close(l.ep)
+}
+
+// wakeUp makes the loop's epoll_wait return at once (run.stop calls it from another goroutine).
+func (l *loop) wakeUp() {
+	var one = [8]byte{1}
+	unix.Write(l.wake, one[:])
+}
+
+// run is the thread's loop: start every connection, then wait for readiness or the next timer.
+func (l *loop) run(done chan<- struct{}) {
+	runtime.LockOSThread()
+	// Unlock before returning: a goroutine that ends locked takes its OS thread with it, and a
+	// child forked from that thread earlier (a system under test started with a parent-death
+	// signal) would be killed with it.
+	defer runtime.UnlockOSThread()
+	defer func() { done <- struct{}{} }()
+	defer l.closeFDs()
+	defer l.tally()
+	l.setup()
+	for l.live > 0 && !l.r.stopped.Load() {
+		timeout := l.fireTimers()
+		n, err := l.poll()
+		if n == 0 && err == nil {
+			n, err = l.wait(timeout)
+		}
+		if err != nil && err != unix.EINTR {
+			panic(fmt.Sprintf("epoll_wait: %v", err)) // EBADF or EINVAL: a bug of this loop
+		}
+		for _, ev := range l.events[:max(n, 0)] {
+			if ev.Fd < 0 {
+				var b [8]byte
+				unix.Read(l.wake, b[:])
+				continue
+			}
+			l.ready(&l.conns[ev.Fd], ev.Events)
+		}
+	}
+}
+
+// setup gives every connection its parser (and pacer) and starts it.
+func (l *loop) setup() {
+	cfg := &l.r.cfg
+	l.events = make([]unix.EpollEvent, len(l.conns)+1)
+	l.live = len(l.conns)
+	now := l.r.clock.Now()
+	for i := range l.conns {
+		c := &l.conns[i]
+		c.p.Init(initialParserBuf)
+		c.p.SetKeepBody(cfg.Expect.Body != nil)
+		if cfg.Timing != "" {
+			c.p.CaptureHeader(TimingHeader)
+		}
+		if cfg.Rate > 0 {
+			c.pacer = NewPacer(l.r.clock, l.r.start, cfg.Rate, c.k, cfg.Connections)
+		}
+		l.start(c, now)
+	}
+}
+
+// poll takes the events already there without blocking, by a raw system call: under load it
+// usually finds some, and then the scheduler never sees the thread enter a blocking call (which
+// would make it wake its monitor thread to take the P back).
+func (l *loop) poll() (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// initialParserBuf is a connection's first read buffer, as httpload's own.
+const initialParserBuf = 4 << 10
+
+// wait blocks in epoll until an event or the timeout: epoll_pwait2, to the nanosecond, where the
+// kernel has it (5.11), else epoll_wait, whose milliseconds are rounded up, so that an intended
+// start is never early but may be up to a millisecond late.
+func (l *loop) wait(timeout time.Duration) (int, error) {
+	if !l.noPwait2 {
+		ts := unix.NsecToTimespec(int64(timeout))
+		n, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if errno != unix.ENOSYS {
+			if errno != 0 {
+				return 0, errno
+			}
+			return int(n), nil
+		}
+		l.noPwait2 = true
+	}
+	return unix.EpollWait(l.ep, l.events, int((timeout+time.Millisecond-1)/time.Millisecond))
+}
+
+// fireTimers runs every timer that is due and returns the time until the next one, the timeout
+// of the wait (at most maxNap, so a clock that jumps is noticed).
+func (l *loop) fireTimers() time.Duration {
+	for l.timers.len() > 0 {
+		now := l.r.clock.Now()
+		elapsed := int64(now.Sub(l.r.start))
+		c := l.timers.top()
+		if wait := c.due - elapsed; wait > 0 {
+			return min(time.Duration(wait), maxNap)
+		}
+		l.timers.clear(c)
+		l.expire(c, now)
+	}
+	return maxNap
+}
+
+// expire handles a connection whose timer came due.
+func (l *loop) expire(c *loopConn, now time.Time) {
+	switch c.phase {
+	case phConnecting:
+		l.closeConn(c)
+		l.connectFailed(c, now)
+	case phWriting, phReading:
+		l.end(c, outcome{err: errLoopTimeout, intended: c.intended, sent: c.sent, done: now, counted: c.counted})
+	case phPacing:
+		l.send(c, now)
+	case phPause:
+		l.start(c, now)
+	}
+}
+
+func (l *loop) setTimer(c *loopConn, at time.Time) { l.timers.set(c, int64(at.Sub(l.r.start))) }
+
+// ready notes a connection's readiness and moves it on.
+func (l *loop) ready(c *loopConn, events uint32) {
+	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		c.readable = true
+	}
+	if events&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		c.writable = true
+	}
+	if events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		c.hup = true
+	}
+	switch c.phase {
+	case phConnecting:
+		if c.writable {
+			l.connected(c)
+		}
+	case phWriting:
+		l.write(c)
+	case phReading:
+		l.read(c)
+	}
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"regexp"
+	"runtime"
+	"testing"
+
+	"github.com/iobench/iobench/internal/rawhttp"
+	"github.com/iobench/iobench/internal/rawhttp/rawhttptest"
+)
+
+// hello answers "Hello world!" without allocating (rawhttp), so that the allocations a test
+// counts are the generator's.
+func helloRaw(_ context.Context, _ rawhttp.Request, a *rawhttp.Answer) {
+	a.Status, a.Body = 200, append(a.Body, "Hello world!"...)
+}
+
+// TestLoopAllocsPerRequest checks that the event loop allocates nothing per request in steady
+// state: two runs of different lengths against an allocation-free server differ in their
+// allocations by less than one per hundred extra requests (set-up costs the same in both).
+func TestLoopAllocsPerRequest(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error { return rawhttp.Serve(ctx, ln, helloRaw) })
+	for _, tc := range []struct {
+		name   string
+		rate   float64
+		keep   bool
+		timing string
+	}{
+		{"closed", 0, false, ""},
+		{"closed, body kept, header captured", 0, true, "app"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mallocs := func(n int64) uint64 {
+				cfg := config(t, EngineLoop, url+"/")
+				cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timing = 4, 1, n, tc.timing
+				if tc.keep { // --expect-body keeps every body to match it
+					cfg.Expect.Body = regexp.MustCompile(`^Hello world!$`)
+				}
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				res, err := Run(context.Background(), cfg)
+				runtime.ReadMemStats(&after)
+				if err != nil || res.Succeeded != n || res.Engine != EngineLoop {
+					t.Fatalf("run of %d: %v, %d succeeded, engine %q", n, err, res.Succeeded, res.Engine)
+				}
+				return after.Mallocs - before.Mallocs
+			}
+			mallocs(1000) // warm up what is made once per process
+			short, long := mallocs(1000), mallocs(11000)
+			perRequest := (float64(long) - float64(short)) / 10000
+			t.Logf("%d allocations for 1,000 requests, %d for 11,000: %.4f per request", short, long, perRequest)
+			if perRequest >= 0.01 {
+				t.Errorf("the event loop allocates %.4f times per request, want 0", perRequest)
+			}
+		})
+	}
+}
+
+// TestEngineChosen checks the selection: the loop by default and when asked, the goroutine
+// engine when asked, and the result names the one that ran.
+func TestEngineChosen(t *testing.T) {
+	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error { return rawhttp.Serve(ctx, ln, helloRaw) })
+	for _, tc := range []struct{ ask, want string }{{"", EngineLoop}, {EngineLoop, EngineLoop}, {EngineGoroutine, EngineGoroutine}} {
+		cfg := config(t, tc.ask, url+"/")
+		cfg.Requests = 10
+		res, err := Run(context.Background(), cfg)
+		if err != nil || res.Engine != tc.want || res.EngineNote != "" {
+			t.Errorf("asked %q: ran %q (note %q, err %v), want %q", tc.ask, res.Engine, res.EngineNote, err, tc.want)
+		}
+	}
+	if err := (&Config{Connections: 1, Threads: 1, Requests: 1, Timeout: 1, Engine: "threads"}).Validate(); err == nil {
+		t.Error("an unknown engine was accepted")
+	}
+}
