@@ -8,6 +8,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/compare"
+	"github.com/iobench/iobench/internal/result"
 )
 
 func init() { subcommands = append(subcommands, newCompareCmd) }
@@ -47,16 +48,9 @@ min–max ranges overlap ("too few repeats"). With one group on each side, those
 }
 
 func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
-	var ths []compare.Threshold
-	for _, s := range f.failIf {
-		th, err := compare.ParseThreshold(s)
-		if err != nil {
-			return cli.BadInput("--fail-if: %v", err)
-		}
-		ths = append(ths, th)
-	}
-	if f.alpha <= 0 || f.alpha >= 1 {
-		return cli.BadInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
+	ths, err := parseThresholds(f.failIf, f.alpha)
+	if err != nil {
+		return err
 	}
 	base, _, err := readRecords(args[:1])
 	if err != nil {
@@ -66,13 +60,34 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 	if err != nil {
 		return err
 	}
-	t := compare.Compare(base, newer, compare.Options{Alpha: f.alpha})
+	return judge(cmd, base, newer, ths, f.alpha, args[0], args[1])
+}
+
+// parseThresholds reads --fail-if and --alpha.
+func parseThresholds(failIf []string, alpha float64) ([]compare.Threshold, error) {
+	var ths []compare.Threshold
+	for _, s := range failIf {
+		th, err := compare.ParseThreshold(s)
+		if err != nil {
+			return nil, cli.BadInput("--fail-if: %v", err)
+		}
+		ths = append(ths, th)
+	}
+	if alpha <= 0 || alpha >= 1 {
+		return nil, cli.BadInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", alpha)
+	}
+	return ths, nil
+}
+
+// judge prints the comparison of base and newer and fails when a change crosses a threshold.
+func judge(cmd *cobra.Command, base, newer []*result.Record, ths []compare.Threshold, alpha float64, baseName, newName string) error {
+	t := compare.Compare(base, newer, compare.Options{Alpha: alpha})
 	out := cmd.OutOrStdout()
 	if err := t.Write(out); err != nil {
 		return err
 	}
 	if len(t.Rows) == 0 {
-		return cli.BadInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", args[0], args[1])
+		return cli.BadInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", baseName, newName)
 	}
 	for _, th := range ths {
 		if !t.Covers(th.Metric) {

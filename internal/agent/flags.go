@@ -38,6 +38,15 @@ func (f *Flags) Configure(cfg *engine.Config, now time.Time) error {
 	if f.Local != 0 && f.Agent != "" {
 		return errors.New("--agents-local starts the agents itself; leave out --agent")
 	}
+	if f.Local < 0 || f.Local == 1 {
+		return fmt.Errorf("--agents-local %d: give 2 agents or more", f.Local)
+	}
+	if f.Local > 0 {
+		if f.Run != "" || f.Collector != "" || f.StartAt != "" {
+			return errors.New("--agents-local chooses the run, the collector and the start itself; leave out --run, --collector and --start-at")
+		}
+		return nil
+	}
 	if f.StartAt != "" {
 		t, err := ParseStartAt(f.StartAt, now)
 		if err != nil {

@@ -118,7 +118,9 @@ func TestSeriesAlignByWallClock(t *testing.T) {
 
 func TestSetRefuses(t *testing.T) {
 	start := time.Unix(1_800_000_000, 0)
-	rec := func(run string, i, n int) *result.Record { return agentRecord(run, i, n, start, []time.Duration{time.Millisecond}) }
+	rec := func(run string, i, n int) *result.Record {
+		return agentRecord(run, i, n, start, []time.Duration{time.Millisecond})
+	}
 	set := NewSet("", 3)
 	if err := set.Add(rec("r", 2, 3)); err != nil {
 		t.Fatal(err)
