@@ -77,10 +77,10 @@ func runCollect(cmd *cobra.Command, f *collectFlags) error {
 	defer l.Close()
 	f.cfg.Log = cmd.ErrOrStderr()
 	c := collect.New(f.cfg)
-	srv := c.Serve(l)
-	defer srv.Close()
 	cmd.PrintErrf("collect: waiting for %d agents on %s (up to %s)\n", f.cfg.Agents, l.Addr(), f.cfg.Timeout)
+	srv := c.Serve(l)
 	rec, err := c.Wait(cmd.Context(), os.Args)
+	collect.Stop(srv)
 	if err != nil {
 		return cli.Failed(err)
 	}

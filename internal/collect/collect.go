@@ -110,7 +110,17 @@ func (c *Collector) Wait(ctx context.Context, command []string) (*result.Record,
 	return rec, nil
 }
 
-// Serve answers on l until ctx ends or Wait is over; the caller closes l.
+// Stop ends srv once the requests it is answering are done (at most a few seconds), so that
+// nothing logs after the merged block.
+func Stop(srv *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if srv.Shutdown(ctx) != nil {
+		srv.Close()
+	}
+}
+
+// Serve answers on l in the background until it is stopped (Stop).
 func (c *Collector) Serve(l net.Listener) *http.Server {
 	srv := &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

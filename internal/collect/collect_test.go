@@ -104,11 +104,3 @@ func TestCollectRefusesWhatIsNotARecord(t *testing.T) {
 		t.Fatalf("a record without an agent section: %v, want a refusal", err)
 	}
 }
-
-func TestAgentArgs(t *testing.T) {
-	got := agentArgs(strings.Fields("iobench http -c 10 --agents-local 2 --json out.json --quiet -R 100 --json=x --agents-local=3 http://h/"))
-	want := "http -c 10 -R 100 http://h/"
-	if strings.Join(got, " ") != want {
-		t.Fatalf("agentArgs: %q, want %q", got, want)
-	}
-}

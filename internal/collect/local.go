@@ -41,13 +41,14 @@ func Local(ctx context.Context, run httpcmd.LocalRun) error {
 	}
 	c := New(Config{Agents: run.Agents, Run: id, Timeout: wait, Log: run.Err})
 	srv := c.Serve(l)
-	defer srv.Close()
-	base := append(agentArgs(run.Args), "--start-at", fmt.Sprintf("@%.3f", float64(start.UnixMilli())/1000),
+	defer Stop(srv)
+	base := append(slices.Clone(run.Args), "--start-at", fmt.Sprintf("@%.3f", float64(start.UnixMilli())/1000),
 		"--run", id, "--collector", "http://"+l.Addr().String()+"/records", "--quiet")
 	fmt.Fprintf(run.Err, "agents-local: %d agents measuring from %s, run %s\n", run.Agents, start.Format("15:04:05.000"), id)
 	agents := startAgents(ctx, self, base, run.Agents)
-	rec, err := c.Wait(ctx, run.Args)
+	rec, err := c.Wait(ctx, run.Command)
 	failed := agents.wait()
+	Stop(srv)
 	if err != nil {
 		return cli.Failed(fmt.Errorf("%w%s", err, failed))
 	}
@@ -55,28 +56,6 @@ func Local(ctx context.Context, run httpcmd.LocalRun) error {
 		return cli.Failed(err)
 	}
 	return nil
-}
-
-// agentArgs returns the http command's arguments for an agent: what the user typed after "http",
-// without what belongs to the whole run (--agents-local, --json, --quiet, --cpuprofile).
-func agentArgs(args []string) []string {
-	i := slices.Index(args, "http")
-	out := []string{"http"}
-	for rest := args[i+1:]; len(rest) > 0; rest = rest[1:] {
-		a := rest[0]
-		name, _, hasValue := strings.Cut(a, "=")
-		switch name {
-		case "--agents-local", "--json", "--cpuprofile":
-			if !hasValue && len(rest) > 1 {
-				rest = rest[1:]
-			}
-			continue
-		case "--quiet":
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // agentProcs are the agents' processes.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
@@ -16,7 +17,8 @@ import (
 // LocalRun is an --agents-local run as the http command hands it over.
 type LocalRun struct {
 	Agents  int
-	Args    []string // the command line as typed, program name first
+	Args    []string // an agent's command line, from "http" on, without --agent and what the run chooses
+	Command []string // the command line as typed, for the merged record
 	JSON    string   // --json of the merged record
 	Text    textblock.TextOptions
 	Warmup  time.Duration
@@ -33,10 +35,31 @@ func runLocal(cmd *cobra.Command, f *httpFlags, cfg engine.Config) error {
 	if Local == nil {
 		return cli.BadInput("--agents-local runs in iobench, which has the collector; run iobench http --agents-local, not %s", f.image)
 	}
-	run := LocalRun{Agents: f.agent.Local, Args: os.Args, JSON: f.jsonPath, Text: textblock.TextOptions{Latency: f.latency},
+	args := append(append([]string{"http"}, agentFlags(cmd.Flags())...), f.opts.URL)
+	run := LocalRun{Agents: f.agent.Local, Args: args, Command: os.Args, JSON: f.jsonPath, Text: textblock.TextOptions{Latency: f.latency},
 		Warmup: cfg.Warmup, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()}
 	if cfg.Requests == 0 {
 		run.Measure = cfg.Duration
 	}
 	return Local(cmd.Context(), run)
+}
+
+// agentFlags returns the flags the user set, as an agent takes them: without those that belong
+// to the whole run (--agents-local, --json, --quiet, --cpuprofile).
+func agentFlags(fs *pflag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "agents-local", "json", "quiet", "cpuprofile":
+			return
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				out = append(out, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		out = append(out, "--"+f.Name+"="+f.Value.String())
+	})
+	return out
 }
