@@ -52,7 +52,7 @@ func TestMergeIsExact(t *testing.T) {
 		start := time.Unix(1_800_000_000, 0)
 		set, whole := NewSet("", n), stats.NewHistogram()
 		for i := 0; i < n; i++ {
-			s := samples(rng, 1000+rng.IntN(50000))
+			s := samples(rng, 1000+rng.IntN(8000))
 			for _, d := range s {
 				whole.Record(d)
 			}
