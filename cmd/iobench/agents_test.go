@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/agent"
+	"github.com/iobench/iobench/internal/k8sjob"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 	"github.com/iobench/iobench/internal/workload/hello/hellotest"
@@ -187,5 +188,38 @@ func TestMergeBadInput(t *testing.T) {
 		if code, _, errs := runCLI(args...); code != 2 || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%q: exit %d, %q; want exit 2 and one line", args, code, errs)
 		}
+	}
+}
+
+// TestK8sJob writes the manifests of 8 agents and decodes them strictly into k8s.io/api types.
+func TestK8sJob(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("k8s", "job", "-c", "100", "-R", "40000", "-d", "10s", "-H", "X-Run: 1", "http://svc.default/",
+		"--agents", "8", "--out", dir, "--start-at", "2030-01-01T00:00:00Z")
+	if code != 0 || !strings.Contains(out, "kubectl apply") {
+		t.Fatalf("exit %d, stderr %s\n%s", code, errs, out)
+	}
+	y, err := os.ReadFile(filepath.Join(dir, k8sjob.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := k8sjob.Decode(y)
+	if err != nil {
+		t.Fatalf("strict decode: %v", err)
+	}
+	if *m.Agents.Spec.Completions != 8 || *m.Agents.Spec.Parallelism != 8 || m.Base != nil {
+		t.Fatalf("agents Job %+v", m.Agents.Spec)
+	}
+	args := strings.Join(m.Agents.Spec.Template.Spec.Containers[0].Args, " ")
+	for _, want := range []string{"--connections=100", "--rate=40000", "--header=X-Run: 1", "--start-at 2030-01-01T00:00:00Z", "--agent $(JOB_COMPLETION_INDEX)/8"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("agent args %q lack %q", args, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, k8sjob.DockerfileFile)); err != nil {
+		t.Error(err)
+	}
+	if code, _, errs := runCLI("k8s", "job", "-c", "4", "http://svc/", "--agents", "8", "--out", dir); code != 2 || !strings.Contains(errs, "each agent needs a connection") {
+		t.Errorf("-c 4 over 8 agents: exit %d, %q", code, errs)
 	}
 }

@@ -35,7 +35,7 @@ func runLocal(cmd *cobra.Command, f *httpFlags, cfg engine.Config) error {
 	if Local == nil {
 		return cli.BadInput("--agents-local runs in iobench, which has the collector; run iobench http --agents-local, not %s", f.image)
 	}
-	args := append(append([]string{"http"}, agentFlags(cmd.Flags())...), f.opts.URL)
+	args := append(append([]string{"http"}, AgentArgs(cmd.Flags())...), f.opts.URL)
 	run := LocalRun{Agents: f.agent.Local, Args: args, Command: os.Args, JSON: f.jsonPath, Text: textblock.TextOptions{Latency: f.latency},
 		Warmup: cfg.Warmup, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()}
 	if cfg.Requests == 0 {
@@ -44,13 +44,19 @@ func runLocal(cmd *cobra.Command, f *httpFlags, cfg engine.Config) error {
 	return Local(cmd.Context(), run)
 }
 
-// agentFlags returns the flags the user set, as an agent takes them: without those that belong
-// to the whole run (--agents-local, --json, --quiet, --cpuprofile).
-func agentFlags(fs *pflag.FlagSet) []string {
+// AgentArgs returns the flags of fs the user set, as an agent takes them: without those that
+// belong to the whole run (--agents-local, --json, --quiet, --cpuprofile) or that the run sets
+// for each agent (--agent, --start-at, --run, --collector). A flag set that holds the http
+// command's flags among others (iobench k8s job) gives only those: http's own are named by New.
+func AgentArgs(fs *pflag.FlagSet) []string {
+	own := New("http", "").Flags()
 	var out []string
-	fs.Visit(func(f *pflag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		switch f.Name {
-		case "agents-local", "json", "quiet", "cpuprofile":
+		case "agents-local", "json", "quiet", "cpuprofile", "agent", "start-at", "run", "collector":
+			return
+		}
+		if !f.Changed || own.Lookup(f.Name) == nil {
 			return
 		}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
