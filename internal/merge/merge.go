@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/iobench/iobench/internal/agent"
@@ -103,12 +104,7 @@ func sumCounts(out *result.Record, recs []*result.Record) {
 		c.Duplicated += a.Duplicated
 		c.Redelivered += a.Redelivered
 		c.BytesRead += a.BytesRead
-		for k, n := range a.Errors {
-			if c.Errors == nil {
-				c.Errors = map[string]int64{}
-			}
-			c.Errors[k] += n
-		}
+		addAll(&c.Errors, a.Errors)
 		out.Threads = append(out.Threads, r.Threads...)
 	}
 }
@@ -133,16 +129,11 @@ func series(recs []*result.Record, origin time.Time) []result.Point {
 			m.Span = max(m.Span, p.Span)
 			m.Completed += p.Completed
 			m.Errors += p.Errors
-			for name, v := range p.Values {
-				if m.Values == nil {
-					m.Values = map[string]float64{}
-				}
-				m.Values[name] += v
-			}
+			addAll(&m.Values, p.Values)
 		}
 	}
 	out := make([]result.Point, 0, len(byKey))
-	for _, k := range sortedKeys(byKey) {
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
 		out = append(out, *byKey[k])
 	}
 	return out
@@ -204,3 +195,13 @@ func number(v any) float64 {
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// addAll adds every value of src to the one of the same key in *dst, making *dst when needed.
+func addAll[V int64 | float64](dst *map[string]V, src map[string]V) {
+	for k, v := range src {
+		if *dst == nil {
+			*dst = map[string]V{}
+		}
+		(*dst)[k] += v
+	}
+}

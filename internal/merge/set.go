@@ -3,7 +3,6 @@ package merge
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/iobench/iobench/internal/result"
@@ -91,14 +90,4 @@ func agentList(idx []int, n int) string {
 		word = "agents "
 	}
 	return word + strings.Join(parts, ", ")
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[int64]V) []int64 {
-	keys := make([]int64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
