@@ -33,6 +33,7 @@ type Collector struct {
 	set      *merge.Set
 	refused  []string
 	complete chan struct{}
+	quiet    bool // Wait is over: the caller writes to the log now
 }
 
 // New returns a collector waiting for cfg.Agents records.
@@ -50,15 +51,22 @@ func (c *Collector) Add(rec *result.Record) error {
 	defer c.mu.Unlock()
 	if err := c.set.Add(rec); err != nil {
 		c.refused = append(c.refused, err.Error())
-		fmt.Fprintf(c.cfg.Log, "collect: refused %v\n", err)
+		c.logf("collect: refused %v\n", err)
 		return err
 	}
 	a := rec.Agent
-	fmt.Fprintf(c.cfg.Log, "collect: agent %d/%d of run %s in (%d of %d)\n", a.Index, a.Count, a.Run, c.set.Len(), c.cfg.Agents)
+	c.logf("collect: agent %d/%d of run %s in (%d of %d)\n", a.Index, a.Count, a.Run, c.set.Len(), c.cfg.Agents)
 	if c.set.Complete() {
 		close(c.complete)
 	}
 	return nil
+}
+
+// logf writes one line to the log until Wait is over; c.mu is held.
+func (c *Collector) logf(format string, args ...any) {
+	if !c.quiet {
+		fmt.Fprintf(c.cfg.Log, format, args...)
+	}
 }
 
 // ServeHTTP takes a record posted as JSON: 200 when taken, 400 when it is not a record, 409 when
@@ -93,6 +101,7 @@ func (c *Collector) Wait(ctx context.Context, command []string) (*result.Record,
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.quiet = true
 	if !c.set.Complete() {
 		if c.set.Count == 0 {
 			c.set.Count = c.cfg.Agents
@@ -125,7 +134,9 @@ func (c *Collector) Serve(l net.Listener) *http.Server {
 	srv := &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(c.cfg.Log, "collect: %v\n", err)
+			c.mu.Lock()
+			c.logf("collect: %v\n", err)
+			c.mu.Unlock()
 		}
 	}()
 	return srv
