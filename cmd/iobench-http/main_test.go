@@ -36,6 +36,27 @@ func TestLeanImageLinksNoServices(t *testing.T) {
 	}
 }
 
+// TestLeanImageLinksNoK8s keeps the Kubernetes types (iobench k8s job) and the collector out of
+// the agents' image: they live in iobench only.
+func TestLeanImageLinksNoK8s(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/iobench/iobench/cmd/iobench-http").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 20 {
+		t.Fatalf("go list -deps gave %d packages: %q", len(deps), deps)
+	}
+	for _, dep := range deps {
+		for _, h := range []string{"k8s.io/", "sigs.k8s.io/", "github.com/iobench/iobench/internal/k8sjob",
+			"github.com/iobench/iobench/internal/collect", "github.com/iobench/iobench/internal/merge", "net/http"} {
+			if dep == h || strings.HasPrefix(dep, strings.TrimSuffix(h, "/")+"/") {
+				t.Errorf("iobench-http links %s", dep)
+			}
+		}
+	}
+}
+
 // build links iobench and iobench-http into dir with the given build stamps.
 func build(t *testing.T, dir, stampIobench, stampLean string) {
 	t.Helper()

@@ -53,16 +53,9 @@ those verdicts as JUnit XML, one test case per --fail-if, for CI systems to show
 }
 
 func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
-	var ths []compare.Threshold
-	for _, s := range f.failIf {
-		th, err := compare.ParseThreshold(s)
-		if err != nil {
-			return cli.BadInput("--fail-if: %v", err)
-		}
-		ths = append(ths, th)
-	}
-	if f.alpha <= 0 || f.alpha >= 1 {
-		return cli.BadInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", f.alpha)
+	ths, err := parseThresholds(f.failIf, f.alpha)
+	if err != nil {
+		return err
 	}
 	if f.junit != "" && len(ths) == 0 {
 		return cli.BadInput("--junit writes the --fail-if verdicts; add at least one --fail-if, e.g. --fail-if 'p99>+10%%'")
@@ -78,13 +71,35 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 	if err != nil {
 		return err
 	}
-	t := compare.Compare(base, newer, compare.Options{Alpha: f.alpha})
+	return judge(cmd, base, newer, ths, f.alpha, f.junit, args[0], args[1])
+}
+
+// parseThresholds reads --fail-if and --alpha.
+func parseThresholds(failIf []string, alpha float64) ([]compare.Threshold, error) {
+	var ths []compare.Threshold
+	for _, s := range failIf {
+		th, err := compare.ParseThreshold(s)
+		if err != nil {
+			return nil, cli.BadInput("--fail-if: %v", err)
+		}
+		ths = append(ths, th)
+	}
+	if alpha <= 0 || alpha >= 1 {
+		return nil, cli.BadInput("--alpha %g: use a level between 0 and 1, e.g. 0.05", alpha)
+	}
+	return ths, nil
+}
+
+// judge prints the comparison of base and newer, writes the verdicts as JUnit XML to junit when it
+// is set, and fails when a change crosses a threshold.
+func judge(cmd *cobra.Command, base, newer []*result.Record, ths []compare.Threshold, alpha float64, junit, baseName, newName string) error {
+	t := compare.Compare(base, newer, compare.Options{Alpha: alpha})
 	out := cmd.OutOrStdout()
 	if err := t.Write(out); err != nil {
 		return err
 	}
 	if len(t.Rows) == 0 {
-		return cli.BadInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", args[0], args[1])
+		return cli.BadInput("no group of runs (workload, impl, mode, load model) is in both %s and %s; nothing to compare", baseName, newName)
 	}
 	outcomes := compare.Outcomes(t, ths)
 	var vs []compare.Violation
@@ -94,12 +109,12 @@ func runCompare(cmd *cobra.Command, args []string, f compareFlags) error {
 		}
 		vs = append(vs, o.Crossed...)
 	}
-	if f.junit != "" {
+	if junit != "" {
 		var b bytes.Buffer
 		if err := compare.JUnit(&b, outcomes); err != nil {
 			return err
 		}
-		if err := result.WriteFileAtomic(f.junit, b.Bytes()); err != nil {
+		if err := result.WriteFileAtomic(junit, b.Bytes()); err != nil {
 			return cli.BadInput("--junit: %v", err)
 		}
 	}

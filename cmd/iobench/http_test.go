@@ -150,9 +150,10 @@ func TestVersion(t *testing.T) {
 }
 
 // TestMain lets the test binary stand in for iobench when a suite starts a built-in system under
-// test as a child (os.Executable is the test binary): `iobench.test serve ...` runs the CLI.
+// test as a child, or --agents-local its agents (os.Executable is the test binary):
+// `iobench.test serve ...` runs the CLI.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "serve" {
+	if len(os.Args) > 1 && (os.Args[1] == "serve" || os.Args[1] == "http") { // http: --agents-local's agents
 		os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -36,7 +36,14 @@ type Config struct {
 	Timing string
 	// Engine is EngineLoop, EngineGoroutine, or "" for the default: the event loop where it can
 	// run, else the goroutine engine (Result.EngineNote says why).
-	Engine      string
+	Engine string
+	// StartAt, when set, is the wall-clock instant the measured phase begins; the load (warm-up
+	// included) begins Warmup before it and nothing is sent earlier. Agents given one StartAt
+	// measure together (internal/agent).
+	StartAt time.Time
+	// Phase shifts every intended start of an open loop by this much, so that agents sharing one
+	// schedule interleave (agent I of N at rate R/N is shifted by I/R; internal/agent).
+	Phase       time.Duration
 	Clock       Clock                // nil = RealClock
 	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
 	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms

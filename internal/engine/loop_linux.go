@@ -189,6 +189,9 @@ func (l *loop) run(done chan<- struct{}) {
 	defer func() { done <- struct{}{} }()
 	defer l.closeFDs()
 	defer l.tally()
+	if !l.r.cfg.StartAt.IsZero() && !l.r.sleepUntil(l.r.start) { // agents begin together (internal/agent)
+		return
+	}
 	l.setup()
 	for l.live > 0 && !l.r.stopped.Load() {
 		timeout := l.fireTimers()
@@ -224,7 +227,7 @@ func (l *loop) setup() {
 			c.p.CaptureHeader(TimingHeader)
 		}
 		if cfg.Rate > 0 {
-			c.pacer = NewPacer(l.r.clock, l.r.start, cfg.Rate, c.k, cfg.Connections)
+			c.pacer = NewPacer(l.r.clock, l.r.start.Add(cfg.Phase), cfg.Rate, c.k, cfg.Connections)
 		}
 		l.start(c, now)
 	}

@@ -149,6 +149,9 @@ func newRun(cfg Config) *run {
 		r.groups = append(r.groups, newGroup(cfg.Rate > 0, cfg.Timing != "", cfg.TLS != nil))
 	}
 	r.start = r.clock.Now()
+	if !cfg.StartAt.IsZero() {
+		r.start = cfg.StartAt.Add(-cfg.Warmup)
+	}
 	r.measure = r.start.Add(cfg.Warmup)
 	if cfg.Requests > 0 {
 		r.end = r.measure.Add(100 * 365 * 24 * time.Hour)
@@ -253,7 +256,10 @@ func (r *run) stop(finished <-chan struct{}) {
 func (r *run) connection(k int, g *group) {
 	var pacer *Pacer
 	if r.cfg.Rate > 0 {
-		pacer = NewPacer(r.clock, r.start, r.cfg.Rate, k, r.cfg.Connections)
+		pacer = NewPacer(r.clock, r.start.Add(r.cfg.Phase), r.cfg.Rate, k, r.cfg.Connections)
+	}
+	if !r.cfg.StartAt.IsZero() && !r.sleepUntil(r.start) {
+		return
 	}
 	s := &r.slots[k]
 	var c conn
@@ -316,6 +322,20 @@ func (r *run) connection(k int, g *group) {
 			s.release()
 			c = nil
 		}
+	}
+}
+
+// sleepUntil waits for t in naps, so that a stop is noticed; it reports false when stopped.
+func (r *run) sleepUntil(t time.Time) bool {
+	for {
+		if r.stopped.Load() {
+			return false
+		}
+		wait := t.Sub(r.clock.Now())
+		if wait <= 0 {
+			return true
+		}
+		r.clock.Sleep(min(wait, maxNap))
 	}
 }
 

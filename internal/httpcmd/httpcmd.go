@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/report/textblock"
@@ -24,6 +25,7 @@ type httpFlags struct {
 	quiet    bool
 	profile  string
 	image    string // the generator's executable, for the record
+	agent    agent.Flags
 }
 
 // New returns the http command. use is its usage line: "http URL" as a subcommand, "iobench http
@@ -88,6 +90,7 @@ lag, not in the uncorrected latency.`,
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a Go CPU profile of the generator to this file")
 	fs.MarkHidden("cpuprofile")
+	f.agent.Register(fs)
 	return cmd
 }
 
@@ -102,9 +105,15 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
 	}
+	if err := f.agent.Configure(&cfg, time.Now()); err != nil {
+		return cli.BadInput("%v", err)
+	}
 	ctx := cmd.Context()
 	if err := httpbench.Probe(ctx, cfg.Target, cfg.TLS, cfg.Timeout); err != nil {
 		return cli.BadInput("%v", err)
+	}
+	if f.agent.Local > 0 {
+		return runLocal(cmd, f, cfg)
 	}
 	if f.profile != "" {
 		stop, err := cli.StartCPUProfile(f.profile)
@@ -120,6 +129,7 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	if err != nil {
 		return cli.RunError(err)
 	}
+	f.agent.Stamp(rec)
 	out := cmd.OutOrStdout()
 	if f.jsonPath == "-" {
 		out = cmd.ErrOrStderr() // stdout carries the record
@@ -129,6 +139,9 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 		if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
 			return cli.Failed(err)
 		}
+	}
+	if err := f.agent.Send(ctx, rec); err != nil {
+		return cli.Failed(err)
 	}
 	if rec.Interrupted {
 		return cli.Interrupted(errors.New("interrupted; the partial result is above" + savedNote(f.jsonPath)))

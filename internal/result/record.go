@@ -41,6 +41,8 @@ type Record struct {
 	Publish       *Publish       `json:"publish,omitempty"`    // publish workload only
 	Fanout        *Fanout        `json:"fanout,omitempty"`     // fanout workload only
 	Cachequeue    *Cachequeue    `json:"cachequeue,omitempty"` // cachequeue workload only
+	Agent         *Agent         `json:"agent,omitempty"`      // one agent's share of a distributed run
+	Merged        *Merged        `json:"merged,omitempty"`     // merged from agents' records
 }
 
 // Environment says where a run happened.
@@ -134,7 +136,8 @@ type Point struct {
 	Errors    int64              `json:"errors"`
 	P50       float64            `json:"p50_us,omitempty"`
 	P99       float64            `json:"p99_us,omitempty"`
-	Values    map[string]float64 `json:"values,omitempty"` // workload-specific rates, e.g. "events_acked"
+	Values    map[string]float64 `json:"values,omitempty"`     // workload-specific rates, e.g. "events_acked"
+	At        int64              `json:"at_unix_ms,omitempty"` // wall-clock start of the interval (Unix ms); agents' records carry it
 }
 
 // ThreadStats is what one worker thread did.
