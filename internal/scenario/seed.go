@@ -159,16 +159,7 @@ func (p *parser) seedParams(n *yaml.Node, spec WorkloadSpec, into map[string]any
 // seedFor returns the first of rows that run matches: its impl, and each of the row's params.
 func seedFor(rows []SeedRow, run Run) *SeedRow {
 	for i, r := range rows {
-		if r.Impl != run.Impl {
-			continue
-		}
-		match := true
-		for k, v := range r.Params {
-			if format(run.Params[k]) != format(v) {
-				match = false
-			}
-		}
-		if match {
+		if r.Impl == run.Impl && paramsMatch(r.Params, run) {
 			return &rows[i]
 		}
 	}

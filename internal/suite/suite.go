@@ -27,23 +27,30 @@ type Options struct {
 	Command   []string // recorded in every result
 	OnStart   func(i, n int, r scenario.Run)
 	OnInstall func(impl string)     // an impl is about to be installed (once per suite)
+	// OnSkip is told, before any run, of each impl whose prerequisites are missing (err says
+	// what to install); its runs are skipped.
+	OnSkip func(impl string, err error)
 	OnSecond  func(engine.Snapshot) // live figures of HTTP runs
 	Progress  io.Writer             // live line of bus runs; nil for none
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
-// measured but failed verification).
+// measured but failed verification). A skipped run did not start: its impl's prerequisites are
+// missing, and Err says which.
 type Outcome struct {
-	Run    scenario.Run
-	Record *result.Record
-	Err    error
+	Run     scenario.Run
+	Record  *result.Record
+	Err     error
+	Skipped bool
 }
 
-// Run executes every run of s in order and returns their outcomes. It stops early only when ctx
-// ends; the outcomes so far are returned.
+// Run executes every run of s in order and returns their outcomes. First it installs and checks
+// every impl the runs name (Prepare); the runs of an impl whose prerequisites are missing are
+// skipped. It stops early only when ctx ends; the outcomes so far are returned.
 func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 	st := &state{opts: o, done: map[string]*result.Record{}, installs: map[string]installed{}, shared: map[string]shared{}}
 	defer st.close()
+	skip := st.prepare(ctx, s)
 	e := &workload.Env{
 		Target: st.target, Record: func(id string) *result.Record { return st.done[id] }, Suite: s,
 		Share: st.share, Command: o.Command, OnSecond: o.OnSecond, Progress: o.Progress,
@@ -53,6 +60,10 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if ctx.Err() != nil {
 			break
 		}
+		if err, ok := skip[r.Impl]; ok {
+			out = append(out, Outcome{Run: r, Err: err, Skipped: true})
+			continue
+		}
 		if o.OnStart != nil {
 			o.OnStart(i, len(s.Runs), r)
 		}
@@ -60,6 +71,7 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if rec != nil {
 			rec.Parameters["run_id"] = r.ID
 			rec.Seed = seedOf(r.Seed)
+			rec.Verdict = st.verdictOf(r.Verdict)
 			st.done[r.ID] = rec
 		}
 		out = append(out, Outcome{Run: r, Record: rec, Err: err})
@@ -91,6 +103,7 @@ type state struct {
 	done     map[string]*result.Record
 	installs map[string]installed
 	shared   map[string]shared
+	verdicts map[*scenario.Verdict]*result.Verdict
 	closers  []func()
 }
 

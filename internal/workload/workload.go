@@ -52,6 +52,10 @@ type Workload struct {
 	// axis.
 	Series     []string
 	SeriesUnit string
+	// Figures are the workload's own figures a seed's verdict may compare (the bus: each phase's
+	// mean rate and its best 5-second window; publish: the client write rate), by name, beside
+	// the common ones (Figure).
+	Figures map[string]FigureFunc
 }
 
 // Env is what a suite gives the runs of a workload.
@@ -136,6 +140,7 @@ func Known(impls map[string][]string) scenario.Known {
 	for name, w := range registry {
 		spec := w.Spec
 		spec.Impls = nil
+		spec.Figures = figureNames(w)
 		if !w.AnyImpl {
 			spec.Impls = append([]string{}, impls[name]...) // never nil: nil accepts any name
 		}

@@ -16,7 +16,17 @@ import (
 const Name = "publish"
 
 func init() {
-	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary})
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary,
+		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}})
+}
+
+// clientWrite is the publisher's client write rate, the figure seed 2 printed (the record's
+// throughput is what the broker accepted).
+func clientWrite(rec *result.Record) (float64, bool) {
+	if rec.Publish == nil || rec.Publish.Client.Mean <= 0 {
+		return 0, false
+	}
+	return rec.Publish.Client.Mean, true
 }
 
 func spec() scenario.WorkloadSpec {
