@@ -26,12 +26,14 @@ type Options struct {
 	StateDir  string   // where impls are installed; empty means the default state directory
 	Command   []string // recorded in every result
 	OnStart   func(i, n int, r scenario.Run)
-	OnInstall func(impl string)     // an impl is about to be installed (once per suite)
+	OnInstall func(impl string) // an impl is about to be installed (once per suite)
 	// OnSkip is told, before any run, of each impl whose prerequisites are missing (err says
 	// what to install); its runs are skipped.
 	OnSkip func(impl string, err error)
-	OnSecond  func(engine.Snapshot) // live figures of HTTP runs
-	Progress  io.Writer             // live line of bus runs; nil for none
+	// OnDone is given each run's outcome as it ends (a skipped run's too), in order.
+	OnDone   func(Outcome)
+	OnSecond func(engine.Snapshot) // live figures of HTTP runs
+	Progress io.Writer             // live line of bus runs; nil for none
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
@@ -61,7 +63,7 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 			break
 		}
 		if err, ok := skip[r.Impl]; ok {
-			out = append(out, Outcome{Run: r, Err: err, Skipped: true})
+			out = append(out, o.done(Outcome{Run: r, Err: err, Skipped: true}))
 			continue
 		}
 		if o.OnStart != nil {
@@ -74,7 +76,15 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 			rec.Verdict = st.verdictOf(r.Verdict)
 			st.done[r.ID] = rec
 		}
-		out = append(out, Outcome{Run: r, Record: rec, Err: err})
+		out = append(out, o.done(Outcome{Run: r, Record: rec, Err: err}))
+	}
+	return out
+}
+
+// done tells OnDone of an outcome and returns it.
+func (o Options) done(out Outcome) Outcome {
+	if o.OnDone != nil {
+		o.OnDone(out)
 	}
 	return out
 }
