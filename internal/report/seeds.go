@@ -78,7 +78,7 @@ func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 			s.uncertain++
 		}
 	}
-	s.Summary = fmt.Sprintf("Of the seed's %s, %d hold here, %d do not, %d are not shown or not measured.",
+	s.Summary = fmt.Sprintf("Of the seed's %s: %d hold here, %d do not, %d not shown or not measured.",
 		plural(len(v.Claims), "claim"), s.holds, s.fails, s.uncertain)
 	return s
 }
