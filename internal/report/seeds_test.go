@@ -13,22 +13,7 @@ import (
 // loadSeedRecords reads testdata/seeds: records of a real `iobench run seeds` at the short
 // sizes (a few of each seed: those its claims name and some more), each with the verdict the
 // suite attached.
-func loadSeedRecords(t testing.TB) []*result.Record {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "seeds", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no records under testdata/seeds: %v", err)
-	}
-	var recs []*result.Record
-	for _, f := range files {
-		r, err := result.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, r)
-	}
-	return recs
-}
+func loadSeedRecords(t testing.TB) []*result.Record { return loadRecordsFrom(t, "seeds") }
 
 // TestSeedSections: every seed whose records are there has a section in the three reports,
 // reachable from the table of contents, with its table beside the seed, a table of ours that

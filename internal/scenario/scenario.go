@@ -355,6 +355,33 @@ func (p *parser) fields(m *yaml.Node, what string, allowed []string) map[string]
 	return out
 }
 
+// shape is what a mapping of a scenario must look like: its allowed keys, those it needs, and an
+// example of it for the hints.
+type shape struct {
+	what     string // "seed row", "claim", ...
+	example  string
+	keys     []string
+	required []string
+	hint     string // what to do when a required key is missing
+}
+
+// mapping returns the fields of n, a mapping of sh's keys, reporting a node that is not a mapping,
+// unknown or repeated keys and each required key missing; nil when n is not a mapping.
+func (p *parser) mapping(n *yaml.Node, sh shape) (*yaml.Node, map[string]*yaml.Node) {
+	m := resolve(n)
+	if m == nil || m.Kind != yaml.MappingNode {
+		p.errNode(n, "a "+sh.what+" must be a mapping", "e.g. "+sh.example)
+		return nil, nil
+	}
+	f := p.fields(m, sh.what, sh.keys)
+	for _, k := range sh.required {
+		if f[k] == nil {
+			p.errNode(m, sh.what+" has no "+k, sh.hint)
+		}
+	}
+	return m, f
+}
+
 // str reads a scalar string.
 func (p *parser) str(n *yaml.Node, what string) (string, bool) {
 	r := resolve(n)

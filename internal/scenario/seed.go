@@ -57,19 +57,13 @@ func (p *parser) seed(n *yaml.Node, sc *Scenario, spec WorkloadSpec) []SeedRow {
 }
 
 func (p *parser) seedRow(n *yaml.Node, sc *Scenario, spec WorkloadSpec) (SeedRow, bool) {
-	m := resolve(n)
-	if m == nil || m.Kind != yaml.MappingNode {
-		p.errNode(n, "a seed row must be a mapping", "e.g. {label: ReactPHP, impl: NAME, throughput: 532.7, p99: 40.6ms}")
+	before := len(p.errs)
+	m, f := p.mapping(n, shape{what: "seed row", example: "{label: ReactPHP, impl: NAME, throughput: 532.7, p99: 40.6ms}",
+		keys: seedRowKeys, required: []string{"label", "impl", "throughput"}, hint: "give label, impl and throughput"})
+	if m == nil {
 		return SeedRow{}, false
 	}
-	before := len(p.errs)
-	f := p.fields(m, "seed row", seedRowKeys)
 	row := SeedRow{Line: m.Line, Params: map[string]any{}}
-	for _, k := range []string{"label", "impl", "throughput"} {
-		if f[k] == nil {
-			p.errNode(m, "seed row has no "+k, "give label, impl and throughput")
-		}
-	}
 	if f["label"] != nil {
 		row.Label, _ = p.str(f["label"], "label")
 	}

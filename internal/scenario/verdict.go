@@ -62,18 +62,13 @@ var sideKeys = []string{"impl", "params", "seed"}
 // verdict reads a scenario's verdict: block; its sides are matched to runs and seed rows once the
 // whole file is read (resolveVerdict).
 func (p *parser) verdict(n *yaml.Node, sc *Scenario, spec WorkloadSpec) *Verdict {
-	m := resolve(n)
-	if m == nil || m.Kind != yaml.MappingNode {
-		p.errNode(n, "verdict must be a mapping", "e.g. verdict: {id: seed1, title: ..., question: ..., claims: [...]}")
+	m, f := p.mapping(n, shape{what: "verdict", example: "verdict: {id: seed1, title: ..., question: ..., claims: [...]}",
+		keys: verdictKeys, required: []string{"id", "title", "question", "claims"},
+		hint: "give id, title, question and claims (setup and flaw too, in words)"})
+	if m == nil {
 		return nil
 	}
-	f := p.fields(m, "verdict", verdictKeys)
 	v := &Verdict{File: p.file, Line: m.Line}
-	for _, k := range []string{"id", "title", "question", "claims"} {
-		if f[k] == nil {
-			p.errNode(m, "verdict has no "+k, "give id, title, question and claims (setup and flaw too, in words)")
-		}
-	}
 	if f["id"] != nil {
 		if s, ok := p.str(f["id"], "verdict id"); ok {
 			if !validName.MatchString(s) {
@@ -98,19 +93,13 @@ func (p *parser) verdict(n *yaml.Node, sc *Scenario, spec WorkloadSpec) *Verdict
 }
 
 func (p *parser) claim(n *yaml.Node, sc *Scenario, spec WorkloadSpec) (Claim, bool) {
-	m := resolve(n)
-	if m == nil || m.Kind != yaml.MappingNode {
-		p.errNode(n, "a claim must be a mapping", "e.g. {says: async is faster, of: {impl: X, seed: LABEL}, over: {impl: Y, seed: LABEL}}")
+	before := len(p.errs)
+	m, f := p.mapping(n, shape{what: "claim", example: "{says: async is faster, of: {impl: X, seed: LABEL}, over: {impl: Y, seed: LABEL}}",
+		keys: claimKeys, required: []string{"says", "of", "over"}, hint: "give says, of and over (figure when it is not throughput)"})
+	if m == nil {
 		return Claim{}, false
 	}
-	before := len(p.errs)
-	f := p.fields(m, "claim", claimKeys)
 	c := Claim{Figure: "throughput", Line: m.Line}
-	for _, k := range []string{"says", "of", "over"} {
-		if f[k] == nil {
-			p.errNode(m, "claim has no "+k, "give says, of and over (figure when it is not throughput)")
-		}
-	}
 	if f["says"] != nil {
 		c.Says, _ = p.str(f["says"], "says")
 	}
@@ -132,17 +121,11 @@ func (p *parser) claim(n *yaml.Node, sc *Scenario, spec WorkloadSpec) (Claim, bo
 }
 
 func (p *parser) claimSide(n *yaml.Node, sc *Scenario, spec WorkloadSpec) ClaimSide {
-	m := resolve(n)
 	side := ClaimSide{Params: map[string]any{}, Line: n.Line}
-	if m == nil || m.Kind != yaml.MappingNode {
-		p.errNode(n, "a claim's side must be a mapping", "e.g. {impl: php-fanout, params: {route: /async}, seed: \"async, scenario 2\"}")
+	m, f := p.mapping(n, shape{what: "claim side", example: "{impl: php-fanout, params: {route: /async}, seed: \"async, scenario 2\"}",
+		keys: sideKeys, required: []string{"impl", "seed"}, hint: "name the impl of our runs and the label of the seed row beside them"})
+	if m == nil {
 		return side
-	}
-	f := p.fields(m, "claim side", sideKeys)
-	for _, k := range []string{"impl", "seed"} {
-		if f[k] == nil {
-			p.errNode(m, "a claim's side has no "+k, "name the impl of our runs and the label of the seed row beside them")
-		}
 	}
 	if f["impl"] != nil {
 		side.Impl, _ = p.str(f["impl"], "impl")
