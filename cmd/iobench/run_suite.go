@@ -33,9 +33,9 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 			prog.Line("%s: starting", label)
 		},
 		OnInstall: func(name string) { prog.Line("%s: installing and checking impl %s", orLabel(label), name) },
-		OnSkip: func(name string, err error) {
+		OnSkip: func(what string, err error) {
 			prog.Done()
-			fmt.Fprintf(w, "skipped impl %s: %s\n", name, cli.OneLine(err.Error()))
+			fmt.Fprintf(w, "skipped %s: %s\n", what, cli.OneLine(err.Error()))
 		},
 		OnSecond: func(snap engine.Snapshot) {
 			prog.Line("%s: ", label)
@@ -58,7 +58,7 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 		return nil, t.err
 	}
 	if t.skipped > 0 {
-		fmt.Fprintf(w, "\n%d run(s) skipped: their impls miss prerequisites (the lines \"skipped impl\" above say what to install)\n", t.skipped)
+		fmt.Fprintf(w, "\n%d run(s) skipped: what they need is not installed (the lines \"skipped\" above say what to install)\n", t.skipped)
 	}
 	return t.failures, writeSummary(w, s, dir, t.recs, time.Since(start))
 }

@@ -10,35 +10,37 @@ import (
 	"github.com/iobench/iobench/internal/workload"
 )
 
-// prepare installs and checks every impl the suite's runs name, in the order they first appear,
-// before any run, and returns the runs' impl references to skip: those whose impl has a
-// prerequisite missing (impl.ErrMissing) or could not be installed (impl.ErrInstall), each with
-// the error that says what to install. Other errors (an impl that is not there) are left to
-// the runs, which fail with them.
+// prepare checks, before any run, what every run needs, in the order the runs come: the local
+// servers its scenario asks iobench to start (workload.MissingService), then its impl, installed
+// and checked. It returns the runs to skip by id, each with the error that says what to install:
+// those whose server is not installed, and those whose impl has a prerequisite missing
+// (impl.ErrMissing) or could not be installed (impl.ErrInstall). Each cause is told to OnSkip
+// once. Other errors (an impl that is not there) are left to the runs, which fail with them.
 func (st *state) prepare(ctx context.Context, s *scenario.Suite) map[string]error {
 	skip := map[string]error{}
+	told := map[string]bool{}
+	tell := func(what string, err error) {
+		if !told[err.Error()] && st.opts.OnSkip != nil {
+			st.opts.OnSkip(what, err)
+		}
+		told[err.Error()] = true
+	}
 	for _, r := range s.Runs {
 		if ctx.Err() != nil {
 			break
 		}
+		if err := workload.MissingService(r); err != nil {
+			skip[r.ID] = err
+			tell("the runs of "+r.Scenario, err)
+			continue
+		}
 		if w, ok := workload.Lookup(r.Workload); !ok || w.AnyImpl {
 			continue
 		}
-		if _, done := skip[r.Impl]; done {
-			continue
-		}
 		name, _ := impl.ParseRef(r.Impl)
-		_, err := st.install(ctx, name)
-		if err == nil || !(errors.Is(err, impl.ErrMissing) || errors.Is(err, impl.ErrInstall)) {
-			continue
-		}
-		for _, o := range s.Runs {
-			if n, _ := impl.ParseRef(o.Impl); n == name {
-				skip[o.Impl] = err
-			}
-		}
-		if st.opts.OnSkip != nil {
-			st.opts.OnSkip(name, err)
+		if _, err := st.install(ctx, name); err != nil && (errors.Is(err, impl.ErrMissing) || errors.Is(err, impl.ErrInstall)) {
+			skip[r.ID] = err
+			tell("impl "+name, err)
 		}
 	}
 	return skip

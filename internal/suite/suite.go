@@ -27,9 +27,10 @@ type Options struct {
 	Command   []string // recorded in every result
 	OnStart   func(i, n int, r scenario.Run)
 	OnInstall func(impl string) // an impl is about to be installed (once per suite)
-	// OnSkip is told, before any run, of each impl whose prerequisites are missing (err says
-	// what to install); its runs are skipped.
-	OnSkip func(impl string, err error)
+	// OnSkip is told, before any run, of each impl whose prerequisites are missing and each
+	// local server that is not installed ("impl NAME", "the runs of SCENARIO"; err says what to
+	// install); the runs that need them are skipped.
+	OnSkip func(what string, err error)
 	// OnDone is given each run's outcome as it ends (a skipped run's too), in order.
 	OnDone   func(Outcome)
 	OnSecond func(engine.Snapshot) // live figures of HTTP runs
@@ -62,7 +63,7 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if ctx.Err() != nil {
 			break
 		}
-		if err, ok := skip[r.Impl]; ok {
+		if err, ok := skip[r.ID]; ok {
 			out = append(out, o.done(Outcome{Run: r, Err: err, Skipped: true}))
 			continue
 		}

@@ -24,7 +24,8 @@ func init() {
 			}
 			return rec.Bus.Phases
 		},
-		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures()})
+		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures(),
+		Roles: map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole}})
 }
 
 // figures are the bus's own figures for a seed's claims: each phase's mean rate (fill, commands,
