@@ -20,7 +20,10 @@ type SeedRow struct {
 	// Phases are the seed's figures per phase, per second, for a workload with phases (the
 	// bus: fill, commands, events); Throughput is the main one's.
 	Phases map[string]float64
-	Line   int
+	// Scenario is the name of the scenario (document) the row belongs to: a verdict's claim side
+	// naming the row stands for runs of that scenario only.
+	Scenario string
+	Line     int
 }
 
 var seedKeys = []string{"source", "rows"}
@@ -49,7 +52,7 @@ func (p *parser) seed(n *yaml.Node, sc *Scenario, spec WorkloadSpec) []SeedRow {
 	var out []SeedRow
 	for _, it := range p.list(f["rows"]) {
 		if row, ok := p.seedRow(it, sc, spec); ok {
-			row.Source = source
+			row.Source, row.Scenario = source, sc.Name
 			out = append(out, row)
 		}
 	}

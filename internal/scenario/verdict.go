@@ -32,8 +32,8 @@ type Claim struct {
 	Line   int
 }
 
-// ClaimSide is one side of a claim: the runs of Impl whose parameters equal Params, and the seed
-// row that stands for it.
+// ClaimSide is one side of a claim: the runs of Impl whose parameters equal Params in the
+// scenario (document) of the seed row that stands for it.
 type ClaimSide struct {
 	Impl   string
 	Params map[string]any
@@ -174,8 +174,16 @@ func (p *parser) resolveVerdict(s *Suite) {
 }
 
 func (p *parser) resolveSide(side *ClaimSide, figure string, runs []Run, rows map[string]SeedRow) {
+	row, ok := rows[side.SeedRow]
+	if !ok {
+		p.errAt(side.Line, 0, fmt.Sprintf("no seed row is labelled %q", side.SeedRow), suggest("seed rows", side.SeedRow, keys(rows)))
+		return
+	}
 	var impls []string
 	for _, r := range runs {
+		if r.Scenario != row.Scenario {
+			continue
+		}
 		if !contains(impls, r.Impl) {
 			impls = append(impls, r.Impl)
 		}
@@ -184,13 +192,8 @@ func (p *parser) resolveSide(side *ClaimSide, figure string, runs []Run, rows ma
 		}
 	}
 	if len(side.Runs) == 0 {
-		p.errAt(side.Line, 0, fmt.Sprintf("this side (%s) matches no run of the file", side.Label()),
+		p.errAt(side.Line, 0, fmt.Sprintf("this side (%s) matches no run of scenario %s, where its seed row is", side.Label(), row.Scenario),
 			suggest("impls", side.Impl, impls)+"; its params must be values the runs have")
-	}
-	row, ok := rows[side.SeedRow]
-	if !ok {
-		p.errAt(side.Line, 0, fmt.Sprintf("no seed row is labelled %q", side.SeedRow), suggest("seed rows", side.SeedRow, keys(rows)))
-		return
 	}
 	if side.SeedFigure = SeedFigure(row, figure); side.SeedFigure <= 0 {
 		p.errAt(side.Line, 0, fmt.Sprintf("seed row %q has no %s figure", side.SeedRow, figure),
