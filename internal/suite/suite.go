@@ -38,8 +38,8 @@ type Options struct {
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
-// measured but failed verification). A skipped run did not start: its impl's prerequisites are
-// missing, and Err says which.
+// measured but failed verification). A skipped run did not start: a prerequisite of its impl,
+// or a local server it needs, is not installed, and Err says which.
 type Outcome struct {
 	Run     scenario.Run
 	Record  *result.Record
@@ -47,9 +47,8 @@ type Outcome struct {
 	Skipped bool
 }
 
-// Run executes every run of s in order and returns their outcomes. First it installs and checks
-// every impl the runs name (Prepare); the runs of an impl whose prerequisites are missing are
-// skipped. It stops early only when ctx ends; the outcomes so far are returned.
+// Run executes every run of s in order and returns their outcomes. First it checks what every
+// run needs (prepare): the runs whose impl or local server is not installed are skipped. It stops early only when ctx ends; the outcomes so far are returned.
 func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 	st := &state{opts: o, done: map[string]*result.Record{}, installs: map[string]installed{}, shared: map[string]shared{}}
 	defer st.close()
