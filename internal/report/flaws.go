@@ -57,16 +57,20 @@ func publishRatesSection(groups []Group) section {
 const workersNote = "The seed gave no web server setup; ours is recorded with every run: nginx's worker processes " +
 	"and PHP-FPM's static pool (pm.max_children), as the first run of each group had them."
 
-// workersSection lists the fixed worker pools of each group's processes (nginx, PHP-FPM).
+// workersSection lists the fixed worker pools of each group's processes (nginx, PHP-FPM), one
+// row per group.
 func workersSection(groups []Group) section {
 	s := section{ID: "workers", Title: "Web server setup (worker pools)", Note: workersNote,
-		Head: []string{"impl", "mode", "load", "process", "role", "workers"},
-		Num:  []bool{false, false, false, false, false, true}}
+		Head: []string{"impl", "mode", "load", "worker pools"}, Num: []bool{false, false, false, false}}
 	for _, g := range groups {
+		var pools []string
 		for _, p := range g.Records[0].Processes {
 			if p.Workers > 0 {
-				s.Rows = append(s.Rows, []string{g.Key.ImplLabel(), dash(g.Key.Mode), dash(g.Key.Load()), p.Name, p.Role, fmt.Sprint(p.Workers)})
+				pools = append(pools, fmt.Sprintf("%s (%s): %d", p.Name, p.Role, p.Workers))
 			}
+		}
+		if len(pools) > 0 {
+			s.Rows = append(s.Rows, []string{g.Key.ImplLabel(), dash(g.Key.Mode), dash(g.Key.Load()), strings.Join(pools, "; ")})
 		}
 	}
 	return s

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"html"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,9 +11,10 @@ import (
 	"github.com/iobench/iobench/internal/result"
 )
 
-// loadSeedRecords reads testdata/seeds: records of a real `iobench run seeds` at the short
-// sizes (a few of each seed: those its claims name and some more), each with the verdict the
-// suite attached.
+// loadSeedRecords reads testdata/seeds: records of real runs of the seeds' scenario files at
+// their short sizes (those their claims name), each with the verdict the suite attaches to its
+// run id from the current files; their HDR histograms and per-second series are left out to keep
+// them small. The machine was busy with other work: the figures are real, not representative.
 func loadSeedRecords(t testing.TB) []*result.Record { return loadRecordsFrom(t, "seeds") }
 
 // TestSeedSections: every seed whose records are there has a section in the three reports,
@@ -20,9 +22,13 @@ func loadSeedRecords(t testing.TB) []*result.Record { return loadRecordsFrom(t, 
 // shows its flaw, and a verdict per claim computed from the records.
 func TestSeedSections(t *testing.T) {
 	recs := loadSeedRecords(t)
+	ids := map[string]bool{}
+	for _, r := range recs {
+		ids[r.Verdict.ID] = true
+	}
 	seeds := seedSections(recs)
-	if len(seeds) != 5 {
-		t.Fatalf("%d seed sections, want the five seeds'", len(seeds))
+	if len(seeds) != len(ids) || len(seeds) < 2 {
+		t.Fatalf("%d seed sections for the verdicts %v", len(seeds), ids)
 	}
 	out := renderAll(t, recs)
 	for _, s := range seeds {
@@ -36,7 +42,14 @@ func TestSeedSections(t *testing.T) {
 			}
 		}
 		for name, text := range out {
-			if !strings.Contains(text, s.Title) || !strings.Contains(text, s.Claims[0].Sentence) {
+			title, sentence := s.Title, s.Claims[0].Sentence
+			if name == "html" {
+				text = html.UnescapeString(text)
+			}
+			if name == "markdown" {
+				title, sentence = md(title), md(sentence)
+			}
+			if !strings.Contains(text, title) || !strings.Contains(text, sentence) {
 				t.Errorf("%s lacks seed %s's title or verdict", name, s.ID)
 			}
 		}
@@ -57,20 +70,22 @@ func TestSeedSections(t *testing.T) {
 }
 
 // TestSeedVerdictFollowsRecords: a claim's verdict is computed from the records. Each decisive
-// claim of the real records (one that holds or does not) is computed again after the records
-// of its two sides trade places, which inverts our ratio: the verdict must change with it.
+// claim of the real records (a claimed difference that holds, or does not because ours goes the
+// other way) is computed again after the records of its two sides trade places, which inverts
+// our ratio: the verdict must change with it.
 func TestSeedVerdictFollowsRecords(t *testing.T) {
 	recs := loadSeedRecords(t)
 	decisive := 0
 	for id, claims := range SeedVerdicts(recs) {
 		for _, c := range claims {
-			if c.Outcome != ClaimHolds && c.Outcome != ClaimFails {
+			same := "about the same as"
+			if c.Outcome != ClaimHolds && c.Outcome != ClaimFails || c.SeedWords == same || claimDirection(c.Ours) == same {
 				continue
 			}
 			decisive++
 			swapped := swapSides(t, recs, c.Claim)
 			again := EvaluateClaim(c.Claim, swapped)
-			if again.Outcome == c.Outcome && claimDirection(c.Ours) != claimDirection(again.Ours) {
+			if again.Outcome == c.Outcome {
 				t.Errorf("%s: %q %s at %s and still %s at %s with the sides' records swapped", id, c.Claim.Says,
 					c.Outcome, RatioText(c.Ours), again.Outcome, RatioText(again.Ours))
 			}

@@ -90,7 +90,7 @@ func (r ClaimResult) decide() (string, string) {
 		if r.Of.N > 0 {
 			missing = r.Claim.Over.Label
 		}
-		return ClaimUnmeasured, fmt.Sprintf("no run of %s that verified has a %s figure (skipped or failed)", missing, r.Claim.Figure)
+		return ClaimUnmeasured, fmt.Sprintf("no run of %s that verified has the %s figure (skipped or failed)", missing, r.Claim.Figure)
 	}
 	ours := claimDirection(r.Ours)
 	switch {
