@@ -27,8 +27,8 @@ func TestSeedSections(t *testing.T) {
 		ids[r.Verdict.ID] = true
 	}
 	seeds := seedSections(recs)
-	if len(seeds) != len(ids) || len(seeds) < 2 {
-		t.Fatalf("%d seed sections for the verdicts %v", len(seeds), ids)
+	if len(seeds) != len(ids) || len(seeds) != 5 {
+		t.Fatalf("%d seed sections for the verdicts %v, want the five seeds'", len(seeds), ids)
 	}
 	out := renderAll(t, recs)
 	for _, s := range seeds {
