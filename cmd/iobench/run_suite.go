@@ -75,7 +75,7 @@ type tally struct {
 }
 
 func (t *tally) add(o suite.Outcome) {
-	if o.Skipped {
+	if o.Skip != nil {
 		t.skipped++
 		return
 	}

@@ -23,7 +23,6 @@ type seedSection struct {
 	Claims                  []ClaimResult
 	Verdict                 section // the claims as a table
 	Summary                 string  // "2 of 3 claims hold here"
-	Skipped                 []string
 	holds, fails, uncertain int
 }
 

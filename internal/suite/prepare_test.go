@@ -78,9 +78,9 @@ duration: 300ms
 	for _, o := range outs {
 		lacking := strings.HasPrefix(o.Run.Impl, "go-lacking")
 		switch {
-		case lacking && (!o.Skipped || o.Record != nil || o.Err == nil):
-			t.Errorf("%s: skipped %v, record %v, err %v: want skipped with the reason", o.Run.ID, o.Skipped, o.Record != nil, o.Err)
-		case !lacking && (o.Skipped || o.Err != nil || o.Record == nil || o.Record.Counts.Succeeded == 0):
+		case lacking && (o.Skip == nil || o.Record != nil || o.Err != nil):
+			t.Errorf("%s: skip %v, record %v, err %v: want skipped with the reason, not failed", o.Run.ID, o.Skip, o.Record != nil, o.Err)
+		case !lacking && (o.Skip != nil || o.Err != nil || o.Record == nil || o.Record.Counts.Succeeded == 0):
 			t.Errorf("%s: %v: want measured", o.Run.ID, o.Err)
 		}
 	}

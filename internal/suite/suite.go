@@ -38,13 +38,15 @@ type Options struct {
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
-// measured but failed verification). A skipped run did not start: a prerequisite of its impl,
-// or a local server it needs, is not installed, and Err says which.
+// measured but failed verification), or why it was skipped.
 type Outcome struct {
-	Run     scenario.Run
-	Record  *result.Record
-	Err     error
-	Skipped bool
+	Run    scenario.Run
+	Record *result.Record
+	Err    error
+	// Skip says why the run did not start: a prerequisite of its impl, or a local server it
+	// needs, is not installed (its message names what to install). Err is nil then: a skipped
+	// run is not a failed one.
+	Skip error
 }
 
 // Run executes every run of s in order and returns their outcomes. First it checks what every
@@ -63,7 +65,7 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 			break
 		}
 		if err, ok := skip[r.ID]; ok {
-			out = append(out, o.done(Outcome{Run: r, Err: err, Skipped: true}))
+			out = append(out, o.done(Outcome{Run: r, Skip: err}))
 			continue
 		}
 		if o.OnStart != nil {
