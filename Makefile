@@ -1,5 +1,7 @@
 # iobench: build, run the main job, test.
 #   make run    builds iobench and runs the main job on the embedded defaults
+#   make seeds  builds iobench and reproduces the five seeds in one run and one report
+#               (SEEDS_FLAGS=--full for the seeds' own sizes)
 #   make test   installs and starts what the tests need, then go vet + go test -race
 GO      ?= go
 BIN     := bin/iobench
@@ -12,7 +14,7 @@ LDFLAGS := -s -w -X $(PKG)/internal/version.Commit=$(COMMIT) -X $(PKG)/internal/
 # State of the services `make test` starts (kept apart from a user's `iobench services up`).
 TEST_STATE ?= $(CURDIR)/.state/test-services
 
-.PHONY: build run test vet bench clean
+.PHONY: build run seeds test vet bench clean
 
 # Static binaries (no cgo): iobench, and iobench-http, the lean generator image `iobench http`
 # runs as (docs/ARCHITECTURE.md, "Two images").
@@ -21,6 +23,13 @@ build:
 
 run: build
 	./$(BIN) run
+
+# The five seeds (scenarios/seed1-bus.yaml .. seed5-fanout.yaml) as one suite: services started
+# once, impls missing a prerequisite skipped with what to install, one report with a section per
+# seed and its verdict.
+SEEDS_FLAGS ?=
+seeds: build
+	./$(BIN) run $(SEEDS_FLAGS) seeds
 
 vet:
 	$(GO) vet ./...

@@ -27,7 +27,7 @@ type runFlags struct {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [SCENARIO.yaml...]",
+		Use:   "run [SCENARIO.yaml... | seeds]",
 		Short: "Run the main job: a scenario suite (the quick suite by default), with a summary and an HTML report",
 		Long: `Run scenario suites. With no argument, the quick suite (scenarios/quick.yaml, embedded in the
 binary): one short run of every workload that measures an impl (hello at its peak and at half of
@@ -43,6 +43,13 @@ impls: [go-hello, python-asyncio-hello], or NAME:VARIANT for one variant. Each i
 and checked once per suite, started with the IOBENCH_* environment, and its own CPU and peak
 memory are recorded beside the throughput.
 
+'iobench run seeds' runs the five seeds' scenarios (scenarios/seed1-bus.yaml to seed5-fanout.yaml,
+embedded) as one suite, and several files given together run as one suite too: the services they
+share started once, one results folder, one report, with a section per seed (its question, its
+figures beside ours, the tables that show its flaw, and its claims computed from the records).
+Every impl's prerequisites are checked before the first run; an impl that misses one is skipped
+with one line saying what to install, and the suite goes on.
+
 Sizes: each seed's scenario keeps the seed's shape at a short default size that finishes in a few
 minutes here; --full runs the seed's own sizes (the scenario's full: block: counts, durations,
 repeats).
@@ -52,6 +59,7 @@ repeats). Results go to --results/<timestamp>-<suite>/: one JSON record per run,
 self-contained report.html. A run that fails is reported as failed and the suite goes on; the exit
 code is then 1.`,
 		Example: `  iobench run
+  iobench run seeds
   iobench run scenarios/hello-langs.yaml
   iobench run scenarios/seed4-hello.yaml scenarios/seed1-bus.yaml
   iobench run --full scenarios/seed2-publish.yaml`,
@@ -70,7 +78,7 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	if f.implsDir == "" {
 		f.implsDir = impl.DefaultRoot()
 	}
-	suites, err := loadSuites(args, f.implsDir, f.full)
+	s, err := loadSuite(args, f.implsDir, f.full)
 	if err != nil {
 		return err
 	}
@@ -78,21 +86,16 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	stamp := time.Now().Format("20060102-150405")
-	var failures []string
-	for _, s := range suites {
-		dir := filepath.Join(f.results, stamp+"-"+s.Name)
-		if err := result.CheckWritable(filepath.Join(dir, "summary.md")); err != nil {
-			return cli.BadInput("--results: %v", err)
-		}
-		failed, err := runSuite(cmd, s, dir, bin, f)
-		if err != nil {
-			return err
-		}
-		failures = append(failures, failed...)
-		if cmd.Context().Err() != nil {
-			return cli.Interrupted(fmt.Errorf("interrupted; the runs that ended are in %s", dir))
-		}
+	dir := filepath.Join(f.results, time.Now().Format("20060102-150405")+"-"+s.Name)
+	if err := result.CheckWritable(filepath.Join(dir, "summary.md")); err != nil {
+		return cli.BadInput("--results: %v", err)
+	}
+	failures, err := runSuite(cmd, s, dir, bin, f)
+	if err != nil {
+		return err
+	}
+	if cmd.Context().Err() != nil {
+		return cli.Interrupted(fmt.Errorf("interrupted; the runs that ended are in %s", dir))
 	}
 	if len(failures) > 0 {
 		return cli.Failed(fmt.Errorf("%d run(s) failed: %s", len(failures), strings.Join(failures, "; ")))
@@ -100,37 +103,71 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	return nil
 }
 
-// loadSuites reads the scenario files, or the embedded quick suite when there are none, against
-// the impls found under implsDir. Every problem of every file is reported at once.
-func loadSuites(args []string, implsDir string, full bool) ([]*scenario.Suite, error) {
+// seedsArg is the argument of `iobench run seeds`: the five seeds' embedded scenario files.
+const seedsArg = "seeds"
+
+// loadSuite reads the scenario files (seedsArg standing for the seeds' embedded ones), or the
+// embedded quick suite when there are none, against the impls found under implsDir, and merges
+// them into one suite. Every problem of every file is reported at once.
+func loadSuite(args []string, implsDir string, full bool) (*scenario.Suite, error) {
 	known, err := suite.Known(implsDir)
 	if err != nil {
 		return nil, cli.BadInput("%v", err)
 	}
 	known.Full = full
-	if len(args) == 0 {
-		data, err := scenarios.Files.ReadFile(scenarios.Quick)
-		if err != nil {
-			return nil, err
+	quick := len(args) == 0
+	if quick {
+		args = []string{scenarios.Quick}
+	}
+	var out []*scenario.Suite
+	var names []string
+	var errs []error
+	for _, arg := range args {
+		var loaded []*scenario.Suite
+		if arg == seedsArg || quick {
+			loaded, err = embedded(arg, known)
+		} else {
+			var s *scenario.Suite
+			if s, err = scenario.Load(arg, known); err == nil {
+				loaded = []*scenario.Suite{s}
+			}
 		}
-		s, err := scenario.Parse(scenarios.Quick, data, known)
 		if err != nil {
-			return nil, cli.BadInput("%v", err)
+			errs = append(errs, err)
+			continue
 		}
-		return []*scenario.Suite{s}, nil
+		out = append(out, loaded...)
+		names = append(names, strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg)))
+	}
+	if len(errs) > 0 {
+		return nil, cli.BadInput("%v", errors.Join(errs...))
+	}
+	s, err := scenario.Merge(strings.Join(names, "+"), out...)
+	if err != nil {
+		return nil, cli.BadInput("%v", err)
+	}
+	return s, nil
+}
+
+// embedded parses the embedded quick suite, or the seeds' files for seedsArg.
+func embedded(arg string, known scenario.Known) ([]*scenario.Suite, error) {
+	files := []string{arg}
+	if arg == seedsArg {
+		files = scenarios.Seeds
 	}
 	var out []*scenario.Suite
 	var errs []error
-	for _, path := range args {
-		s, err := scenario.Load(path, known)
+	for _, name := range files {
+		data, err := scenarios.Files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := scenario.Parse("scenarios/"+name, data, known)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		out = append(out, s)
 	}
-	if len(errs) > 0 {
-		return nil, cli.BadInput("%v", errors.Join(errs...))
-	}
-	return out, nil
+	return out, errors.Join(errs...)
 }

@@ -35,7 +35,11 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 			label = fmt.Sprintf("[%d/%d] %s", i+1, n, r.Label())
 			prog.Line("%s: starting", label)
 		},
-		OnInstall: func(name string) { prog.Line("%s: installing and checking impl %s", label, name) },
+		OnInstall: func(name string) { prog.Line("%s: installing and checking impl %s", orLabel(label), name) },
+		OnSkip: func(what string, err error) {
+			prog.Done()
+			fmt.Fprintf(w, "skipped %s: %s\n", what, cli.OneLine(err.Error()))
+		},
 		OnSecond: func(snap engine.Snapshot) {
 			prog.Line("%s: ", label)
 			prog.Second(snap)
@@ -44,33 +48,60 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 	if prog.On() {
 		opts.Progress = cmd.ErrOrStderr()
 	}
+	t := &tally{w: w, dir: dir}
+	opts.OnDone = func(o suite.Outcome) {
+		prog.Done()
+		t.add(o)
+	}
 	fmt.Fprintf(w, "Suite %s: %d runs, results in %s\n", s.Name, len(s.Runs), dir)
 	start := time.Now()
 	outs := suite.Run(cmd.Context(), s, opts)
 	prog.Done()
-	var recs []*result.Record
-	var failures []string
-	for _, o := range outs {
-		if o.Skip != nil {
-			continue
+	if t.err != nil {
+		return nil, t.err
+	}
+	failures := append(t.failures, writeSkips(w, outs, len(t.recs) == 0)...)
+	return failures, writeSummary(w, s, dir, t.recs, time.Since(start))
+}
+
+// tally prints each run as it ends and keeps what the summary needs; the first error saving a
+// record stops the saving and is returned when the suite ends.
+type tally struct {
+	w        io.Writer
+	dir      string
+	recs     []*result.Record
+	failures []string
+	err      error
+}
+
+func (t *tally) add(o suite.Outcome) {
+	if o.Skip != nil || t.err != nil { // skips are written together at the end (writeSkips)
+		return
+	}
+	fmt.Fprintf(t.w, "\n== %s ==\n", o.Run.Label())
+	if o.Record != nil {
+		t.recs = append(t.recs, o.Record)
+		if err := result.Save(filepath.Join(t.dir, o.Run.ID+".json"), o.Record, t.w); err != nil {
+			t.err = cli.BadInput("%v", err)
+			return
 		}
-		fmt.Fprintf(w, "\n== %s ==\n", o.Run.Label())
-		if o.Record != nil {
-			recs = append(recs, o.Record)
-			if err := result.Save(filepath.Join(dir, o.Run.ID+".json"), o.Record, w); err != nil {
-				return nil, cli.BadInput("%v", err)
-			}
-			if err := runText(w, o.Record); err != nil {
-				return nil, err
-			}
-		}
-		if o.Err != nil {
-			fmt.Fprintf(w, "FAILED: %s\n", cli.OneLine(o.Err.Error()))
-			failures = append(failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
+		if err := runText(t.w, o.Record); err != nil {
+			t.err = err
+			return
 		}
 	}
-	failures = append(failures, writeSkips(w, outs, len(recs) == 0)...)
-	return failures, writeSummary(w, s, dir, recs, time.Since(start))
+	if o.Err != nil {
+		fmt.Fprintf(t.w, "FAILED: %s\n", cli.OneLine(o.Err.Error()))
+		t.failures = append(t.failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
+	}
+}
+
+// orLabel is the progress line's prefix before the first run has started.
+func orLabel(label string) string {
+	if label == "" {
+		return "prerequisites"
+	}
+	return label
 }
 
 // writeSkips writes the skip lines of outs and returns them as failures when nothing was

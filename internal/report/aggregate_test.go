@@ -9,11 +9,14 @@ import (
 )
 
 // loadRecords reads the real records saved under testdata/records.
-func loadRecords(t testing.TB) []*result.Record {
+func loadRecords(t testing.TB) []*result.Record { return loadRecordsFrom(t, "records") }
+
+// loadRecordsFrom reads every record under testdata/dir.
+func loadRecordsFrom(t testing.TB, dir string) []*result.Record {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "records", "*.json"))
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no records under testdata/records: %v", err)
+		t.Fatalf("no records under testdata/%s: %v", dir, err)
 	}
 	var recs []*result.Record
 	for _, f := range files {

@@ -65,7 +65,9 @@ type page struct {
 	Side                     []sideRow // the impls side by side with their own cost
 	Seed                     []seedRow // ours beside the seed's published figures
 	SeedNote, SeedSources    string
-	Sections                 []section // the workloads' own tables (fanout's overlap, the bus's phases)
+	SeedAnchor               string        // the id of the table beside the seed
+	Sections                 []section     // the workloads' own tables (fanout's overlap, the bus's phases)
+	Seeds                    []seedSection // a section per seed, its verdict computed from the records
 	Ratios                   []ratioRow
 	Unpaired                 []string
 	Env                      []kv // the environment, when every run shares it
@@ -184,8 +186,9 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), FirstRun: anchors[g.Records[0]]})
 	}
 	p.Side = sideRows(groups, colors)
-	p.Seed, p.SeedNote, p.SeedSources = seedRows(groups), seedNote, seedSources(groups)
+	p.Seed, p.SeedNote, p.SeedSources, p.SeedAnchor = seedRows(unclaimed(groups)), seedNote, seedSources(unclaimed(groups)), "seed"
 	p.Sections = sections(groups)
+	p.Seeds = seedSections(recs)
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,

@@ -37,8 +37,9 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 			statusMD(g), g.Warnings)
 	}
 	markdownSideBySide(&b, groups)
-	markdownSeed(&b, groups)
+	markdownSeed(&b, unclaimed(groups))
 	markdownSections(&b, groups)
+	markdownSeeds(&b, seedSections(recs))
 	b.WriteString("\n## Sync vs async\n\n")
 	if len(ratios) > 0 {
 		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
@@ -85,10 +86,13 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 	if err := textSideBySide(w, groups); err != nil {
 		return err
 	}
-	if err := textSeed(w, groups); err != nil {
+	if err := textSeed(w, unclaimed(groups)); err != nil {
 		return err
 	}
-	return textSections(w, groups)
+	if err := textSections(w, groups); err != nil {
+		return err
+	}
+	return textSeeds(w, seedSections(recs))
 }
 
 // RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.

@@ -18,20 +18,23 @@ type section struct {
 	Rows            [][]string
 }
 
-// sections returns the sections that have rows, in report order.
+// sections returns the sections that have rows, in report order: what limited every group's
+// runs, then the workloads' own tables of the groups that belong to no seed's section (those go
+// in the seed's, seedSections).
 func sections(groups []Group) []section {
 	var out []section
-	for _, s := range []section{limitSection(groups), overlapSection(groups), phasesSection(groups)} {
-		if len(s.Rows) > 0 {
-			out = append(out, s)
-		}
+	if s := limitSection(groups); len(s.Rows) > 0 {
+		out = append(out, s)
 	}
-	return out
+	return append(out, workloadSections(unclaimed(groups))...)
 }
 
 // markdown writes the section under a heading of its own.
-func (s section) markdown(b *strings.Builder) {
-	fmt.Fprintf(b, "\n## %s\n\n%s\n\n", s.Title, s.Note)
+func (s section) markdown(b *strings.Builder) { s.markdownAt(b, "##") }
+
+// markdownAt writes the section under a heading of the given level ("##", "###").
+func (s section) markdownAt(b *strings.Builder, level string) {
+	fmt.Fprintf(b, "\n%s %s\n\n%s\n\n", level, s.Title, s.Note)
 	b.WriteString("| " + strings.Join(s.Head, " | ") + " |\n|")
 	for i := range s.Head {
 		if i < len(s.Num) && s.Num[i] {

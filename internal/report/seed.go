@@ -10,6 +10,7 @@ import (
 
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // seedNote says how to read the table beside the seed.
@@ -28,22 +29,14 @@ func (g *Group) addErrors(errs map[string]int64) {
 	}
 }
 
-// flawedClasses are the error classes of a response that arrived but was wrong (its status, its
-// body's length or its content): wrk counts such a response as a request done.
-var flawedClasses = []string{"status", "length", "expect"}
+// flawedClasses are the error classes of a response that arrived but was wrong.
+var flawedClasses = workload.FlawedClasses
 
 // AnsweredRate returns r's responses per second with the flawed ones included, where
 // Throughput.Mean counts successes only; 0 for a record without a measured duration.
 func AnsweredRate(r *result.Record) float64 {
-	d := r.Duration.Seconds()
-	if d <= 0 {
-		return 0
-	}
-	n := r.Counts.Succeeded
-	for _, c := range flawedClasses {
-		n += r.Counts.Errors[c]
-	}
-	return float64(n) / d
+	v, _ := workload.Figure(r, "answered")
+	return v
 }
 
 // oursText is a group's median beside the seed; where flawed responses were counted as errors,
@@ -134,11 +127,15 @@ func seedSources(groups []Group) string {
 
 // markdownSeed writes the table beside the seed, when any group has the seed's figure.
 func markdownSeed(b *strings.Builder, groups []Group) {
-	rows := seedRows(groups)
+	markdownSeedTable(b, seedRows(groups), seedSources(groups), "##")
+}
+
+// markdownSeedTable writes rows beside the seed under a heading of the given level.
+func markdownSeedTable(b *strings.Builder, rows []seedRow, sources, level string) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Beside the seed\n\n%s Source: %s.\n\n", seedNote, md(seedSources(groups)))
+	fmt.Fprintf(b, "\n%s Beside the seed\n\n%s Source: %s.\n\n", level, seedNote, md(sources))
 	b.WriteString("| impl | load | seed's row | seed | ours | ours ÷ seed | seed p50 / p99 | our p50 / p99 | seed's errors | our errors |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|---|---|\n")
 	for _, r := range rows {
@@ -148,8 +145,10 @@ func markdownSeed(b *strings.Builder, groups []Group) {
 }
 
 // textSeed is markdownSeed for the terminal.
-func textSeed(w io.Writer, groups []Group) error {
-	rows := seedRows(groups)
+func textSeed(w io.Writer, groups []Group) error { return textSeedTable(w, seedRows(groups)) }
+
+// textSeedTable writes rows beside the seed for the terminal.
+func textSeedTable(w io.Writer, rows []seedRow) error {
 	if len(rows) == 0 {
 		return nil
 	}

@@ -1,5 +1,8 @@
 package report
 
-// The report asks the registry how a workload's records are verified, paged and charted; these
-// tests use the bus's own registration.
-import _ "github.com/iobench/iobench/internal/workload/bus"
+// The report asks the registry how a workload's records are verified, paged and charted, and
+// for the figures a seed's claim compares; these tests use the workloads' own registrations.
+import (
+	_ "github.com/iobench/iobench/internal/workload/bus"
+	_ "github.com/iobench/iobench/internal/workload/publish"
+)

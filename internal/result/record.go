@@ -37,6 +37,7 @@ type Record struct {
 	MachineCPU    float64        `json:"machine_cpu_percent,omitempty"` // all cores busy, % of all, every process (measured or not); 0 unknown
 	Warnings      []string       `json:"warnings,omitempty"`
 	Seed          *Seed          `json:"seed,omitempty"`       // the seed's published figure for this setup
+	Verdict       *Verdict       `json:"verdict,omitempty"`    // the seed's question and claims, for its section of the report
 	Bus           *Bus           `json:"bus,omitempty"`        // bus workload only
 	Publish       *Publish       `json:"publish,omitempty"`    // publish workload only
 	Fanout        *Fanout        `json:"fanout,omitempty"`     // fanout workload only

@@ -42,6 +42,8 @@ type Run struct {
 	Ports []Port
 	// Seed is the seed's figure this run stands beside (the scenario's seed: block); nil if none.
 	Seed *SeedRow
+	// Verdict is the seed's question and claims, of the file the run comes from; nil if none.
+	Verdict *Verdict
 }
 
 // Port is a listen address a run needs.

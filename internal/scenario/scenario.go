@@ -49,6 +49,7 @@ type Scenario struct {
 	Services map[string]Service
 	Seed     []SeedRow // the seed's published figures, to stand beside the runs they match
 	CPUs     CPUs      // where the generator and the impl run; zero sets leave them to the kernel
+	Verdict  *Verdict  // the seed's question and claims (a verdict: block); the file's runs carry it
 	File     string
 	Line     int // where the document begins
 }
@@ -128,6 +129,9 @@ func Parse(path string, data []byte, known Known) (*Suite, error) {
 	if len(p.errs) == 0 {
 		s.Runs = p.expand(s)
 	}
+	if len(p.errs) == 0 {
+		p.resolveVerdict(s)
+	}
 	if len(p.errs) > 0 {
 		return nil, p.errs.sorted()
 	}
@@ -201,10 +205,11 @@ func resolve(n *yaml.Node) *yaml.Node {
 }
 
 // topKeys are a scenario's keys with what each holds, for the unknown-key hint.
-var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full", "seed", "cpus"}
+var topKeys = []string{"name", "workload", "impls", "params", "repeats", "warmup", "duration", "services", "full", "seed", "cpus", "verdict"}
 
-// fullKeys are the keys a scenario's full: block may override: the seed's own sizes.
-var fullKeys = []string{"params", "repeats", "warmup", "duration"}
+// fullKeys are the keys a scenario's full: block may override: the seed's own sizes (and the
+// impls the short default leaves out to keep within its time).
+var fullKeys = []string{"params", "repeats", "warmup", "duration", "impls"}
 
 // scenario validates one document; nil when it has errors (already recorded).
 func (p *parser) scenario(doc *yaml.Node) *Scenario {
@@ -246,6 +251,9 @@ func (p *parser) scenario(doc *yaml.Node) *Scenario {
 		sc.Services = p.services(fields["services"], sc.Workload, spec)
 		p.timing(sc, fields, spec)
 		sc.Seed = p.seed(fields["seed"], sc, spec)
+		if fields["verdict"] != nil {
+			sc.Verdict = p.verdict(fields["verdict"], sc, spec)
+		}
 	}
 	sc.CPUs = p.cpus(fields["cpus"])
 	if n := fields["repeats"]; n != nil {
@@ -345,6 +353,33 @@ func (p *parser) fields(m *yaml.Node, what string, allowed []string) map[string]
 		out[kv.k.Value] = kv.v
 	}
 	return out
+}
+
+// shape is what a mapping of a scenario must look like: its allowed keys, those it needs, and an
+// example of it for the hints.
+type shape struct {
+	what     string // "seed row", "claim", ...
+	example  string
+	keys     []string
+	required []string
+	hint     string // what to do when a required key is missing
+}
+
+// mapping returns the fields of n, a mapping of sh's keys, reporting a node that is not a mapping,
+// unknown or repeated keys and each required key missing; nil when n is not a mapping.
+func (p *parser) mapping(n *yaml.Node, sh shape) (*yaml.Node, map[string]*yaml.Node) {
+	m := resolve(n)
+	if m == nil || m.Kind != yaml.MappingNode {
+		p.errNode(n, "a "+sh.what+" must be a mapping", "e.g. "+sh.example)
+		return nil, nil
+	}
+	f := p.fields(m, sh.what, sh.keys)
+	for _, k := range sh.required {
+		if f[k] == nil {
+			p.errNode(m, sh.what+" has no "+k, sh.hint)
+		}
+	}
+	return m, f
 }
 
 // str reads a scalar string.

@@ -344,9 +344,13 @@ func TestFullSizes(t *testing.T) {
 	if len(full.Runs) != 3 || f.Duration != 30*time.Second || f.Params["connections"] != int64(100) || f.Params["load"] != "closed" {
 		t.Errorf("full: %d runs, %v, %v", len(full.Runs), f.Duration, f.Params)
 	}
-	bad := "name: x\nworkload: hello\nimpls: [go-hello]\nfull: {impls: [a], repeats: 3}\n"
-	if _, err := Parse("t.yaml", []byte(bad), testKnown()); err == nil || !strings.Contains(err.Error(), `unknown full key "impls"`) {
-		t.Errorf("full with impls: %v", err)
+	bad := "name: x\nworkload: hello\nimpls: [go-hello]\nfull: {seed: [a], repeats: 3}\n"
+	if _, err := Parse("t.yaml", []byte(bad), testKnown()); err == nil || !strings.Contains(err.Error(), `unknown full key "seed"`) {
+		t.Errorf("full with seed: %v", err)
+	}
+	more := "name: x\nworkload: hello\nimpls: [go-hello]\nparams: {load: closed}\nrepeats: 1\nfull: {impls: [go-hello, node-hello]}\n"
+	if s, err := Parse("t.yaml", []byte(more), k); err != nil || len(s.Runs) != 2 || s.Runs[1].Impl != "node-hello" {
+		t.Errorf("full impls: %v", err)
 	}
 }
 

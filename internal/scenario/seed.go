@@ -20,7 +20,10 @@ type SeedRow struct {
 	// Phases are the seed's figures per phase, per second, for a workload with phases (the
 	// bus: fill, commands, events); Throughput is the main one's.
 	Phases map[string]float64
-	Line   int
+	// Scenario is the name of the scenario (document) the row belongs to: a verdict's claim side
+	// naming the row stands for runs of that scenario only.
+	Scenario string
+	Line     int
 }
 
 var seedKeys = []string{"source", "rows"}
@@ -49,7 +52,7 @@ func (p *parser) seed(n *yaml.Node, sc *Scenario, spec WorkloadSpec) []SeedRow {
 	var out []SeedRow
 	for _, it := range p.list(f["rows"]) {
 		if row, ok := p.seedRow(it, sc, spec); ok {
-			row.Source = source
+			row.Source, row.Scenario = source, sc.Name
 			out = append(out, row)
 		}
 	}
@@ -57,19 +60,13 @@ func (p *parser) seed(n *yaml.Node, sc *Scenario, spec WorkloadSpec) []SeedRow {
 }
 
 func (p *parser) seedRow(n *yaml.Node, sc *Scenario, spec WorkloadSpec) (SeedRow, bool) {
-	m := resolve(n)
-	if m == nil || m.Kind != yaml.MappingNode {
-		p.errNode(n, "a seed row must be a mapping", "e.g. {label: ReactPHP, impl: NAME, throughput: 532.7, p99: 40.6ms}")
+	before := len(p.errs)
+	m, f := p.mapping(n, shape{what: "seed row", example: "{label: ReactPHP, impl: NAME, throughput: 532.7, p99: 40.6ms}",
+		keys: seedRowKeys, required: []string{"label", "impl", "throughput"}, hint: "give label, impl and throughput"})
+	if m == nil {
 		return SeedRow{}, false
 	}
-	before := len(p.errs)
-	f := p.fields(m, "seed row", seedRowKeys)
 	row := SeedRow{Line: m.Line, Params: map[string]any{}}
-	for _, k := range []string{"label", "impl", "throughput"} {
-		if f[k] == nil {
-			p.errNode(m, "seed row has no "+k, "give label, impl and throughput")
-		}
-	}
 	if f["label"] != nil {
 		row.Label, _ = p.str(f["label"], "label")
 	}
@@ -159,16 +156,7 @@ func (p *parser) seedParams(n *yaml.Node, spec WorkloadSpec, into map[string]any
 // seedFor returns the first of rows that run matches: its impl, and each of the row's params.
 func seedFor(rows []SeedRow, run Run) *SeedRow {
 	for i, r := range rows {
-		if r.Impl != run.Impl {
-			continue
-		}
-		match := true
-		for k, v := range r.Params {
-			if format(run.Params[k]) != format(v) {
-				match = false
-			}
-		}
-		if match {
+		if r.Impl == run.Impl && paramsMatch(r.Params, run) {
 			return &rows[i]
 		}
 	}

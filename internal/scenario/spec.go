@@ -33,6 +33,9 @@ type WorkloadSpec struct {
 	// Phases name the phases a run of the workload measures apart (the bus: fill, commands,
 	// events), which a seed row may give figures for; nil for none.
 	Phases []string
+	// Figures name what a verdict's claim may compare (throughput, p50, ... and the workload's
+	// own, workload.Figure); the registry fills them in.
+	Figures []string
 }
 
 // ParamType is the type of a parameter's value.

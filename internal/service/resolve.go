@@ -150,3 +150,22 @@ func tempSQLite() (*Instance, error) {
 		shutdown: func() error { return nil }, // Stop removes Dir
 	}, nil
 }
+
+// Missing says, before any run, whether filling role as c asks would need a local server that is
+// not installed: nil, or Installed's one-line error naming the package to install. An external
+// URL, the embedded service, a server named by the environment, and auto with an embedded
+// fallback need nothing installed.
+func (r Role) Missing(c Choice) error {
+	switch {
+	case c.URL != "" || c.Kind == KindExternal || c.Kind == KindEmbedded || r.Local == "":
+		return nil
+	case c.Service != "" && c.Service != r.Local:
+		return nil
+	case c.Kind == "" && r.Embedded != "":
+		return nil
+	}
+	if name, _ := r.fromEnv(); name == r.Local {
+		return nil
+	}
+	return Installed(r.Local)
+}

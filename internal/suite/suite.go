@@ -29,9 +29,15 @@ type Options struct {
 	StateDir  string   // where impls are installed; empty means the default state directory
 	Command   []string // recorded in every result
 	OnStart   func(i, n int, r scenario.Run)
-	OnInstall func(impl string)     // an impl is about to be installed (once per suite)
-	OnSecond  func(engine.Snapshot) // live figures of HTTP runs
-	Progress  io.Writer             // live line of bus runs; nil for none
+	OnInstall func(impl string) // an impl is about to be installed (once per suite)
+	// OnSkip is told, before any run, of each impl whose prerequisites are missing and each
+	// local server that is not installed ("impl NAME", "the runs of SCENARIO"; err says what to
+	// install); the runs that need them are skipped.
+	OnSkip func(what string, err error)
+	// OnDone is given each run's outcome as it ends (a skipped run's too), in order.
+	OnDone   func(Outcome)
+	OnSecond func(engine.Snapshot) // live figures of HTTP runs
+	Progress io.Writer             // live line of bus runs; nil for none
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
@@ -53,11 +59,14 @@ func NotInstalled(err error) bool {
 	return errors.Is(err, impl.ErrMissing) || errors.Is(err, service.ErrNotInstalled)
 }
 
-// Run executes every run of s in order and returns their outcomes. It stops early only when ctx
-// ends; the outcomes so far are returned.
+// Run executes every run of s in order and returns their outcomes. First it checks what every
+// run needs (prepare): the runs whose impl or local server is not installed are skipped, as is a
+// run that finds something missing only when it begins. It stops early only when ctx ends; the
+// outcomes so far are returned.
 func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 	st := &state{opts: o, done: map[string]*result.Record{}, installs: map[string]installed{}, shared: map[string]shared{}}
 	defer st.close()
+	skip := st.prepare(ctx, s)
 	e := &workload.Env{
 		Target: st.target, Record: func(id string) *result.Record { return st.done[id] }, Suite: s,
 		Share: st.share, Command: o.Command, OnSecond: o.OnSecond, Progress: o.Progress,
@@ -67,6 +76,10 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if ctx.Err() != nil {
 			break
 		}
+		if err, ok := skip[r.ID]; ok {
+			out = append(out, o.done(Outcome{Run: r, Skip: err}))
+			continue
+		}
 		if o.OnStart != nil {
 			o.OnStart(i, len(s.Runs), r)
 		}
@@ -74,13 +87,22 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if rec != nil {
 			rec.Parameters["run_id"] = r.ID
 			rec.Seed = seedOf(r.Seed)
+			rec.Verdict = st.verdictOf(r.Verdict)
 			st.done[r.ID] = rec
 		}
-		if rec == nil && NotInstalled(err) {
-			out = append(out, Outcome{Run: r, Skip: err})
+		if rec == nil && NotInstalled(err) { // found missing only when the run began
+			out = append(out, o.done(Outcome{Run: r, Skip: err}))
 			continue
 		}
-		out = append(out, Outcome{Run: r, Record: rec, Err: err})
+		out = append(out, o.done(Outcome{Run: r, Record: rec, Err: err}))
+	}
+	return out
+}
+
+// done tells OnDone of an outcome and returns it.
+func (o Options) done(out Outcome) Outcome {
+	if o.OnDone != nil {
+		o.OnDone(out)
 	}
 	return out
 }
@@ -109,6 +131,7 @@ type state struct {
 	done     map[string]*result.Record
 	installs map[string]installed
 	shared   map[string]shared
+	verdicts map[*scenario.Verdict]*result.Verdict
 	closers  []func()
 }
 

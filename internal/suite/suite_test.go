@@ -52,11 +52,15 @@ func parse(t *testing.T, text string) *scenario.Suite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Parse("t.yaml", []byte(text), known)
+	s, err := parseWith(known, text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func parseWith(known scenario.Known, text string) (*scenario.Suite, error) {
+	return scenario.Parse("t.yaml", []byte(text), known)
 }
 
 func options(t *testing.T) Options {

@@ -52,6 +52,13 @@ type Workload struct {
 	// axis.
 	Series     []string
 	SeriesUnit string
+	// Figures are the workload's own figures a seed's verdict may compare (the bus: each phase's
+	// mean rate and its best 5-second window; publish: the client write rate), by name, beside
+	// the common ones (Figure).
+	Figures map[string]FigureFunc
+	// Roles are the services the workload's runs need, by the scenario's role name (services:),
+	// so that a suite can skip, before any run, the runs whose local server is not installed.
+	Roles map[string]service.Role
 }
 
 // Env is what a suite gives the runs of a workload.
@@ -136,12 +143,38 @@ func Known(impls map[string][]string) scenario.Known {
 	for name, w := range registry {
 		spec := w.Spec
 		spec.Impls = nil
+		spec.Figures = figureNames(w)
 		if !w.AnyImpl {
 			spec.Impls = append([]string{}, impls[name]...) // never nil: nil accepts any name
 		}
 		k.Workloads[name] = spec
 	}
 	return k
+}
+
+// MissingService returns, for a run of a registered workload, the first of its services that
+// its scenario asks iobench to start from binaries that are not installed (service.Role.Missing);
+// nil when it needs none.
+func MissingService(r scenario.Run) error {
+	w, ok := registry[r.Workload]
+	if !ok {
+		return nil
+	}
+	for _, name := range sortedRoles(w.Roles) {
+		if err := w.Roles[name].Missing(Choice(r.Services[name])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedRoles(m map[string]service.Role) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Text writes rec's text block with its workload's Text; false when it has none.

@@ -24,7 +24,34 @@ func init() {
 			}
 			return rec.Bus.Phases
 		},
-		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s"})
+		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures(),
+		Roles: map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole}})
+}
+
+// figures are the bus's own figures for a seed's claims: each phase's mean rate (fill, commands,
+// events) and its best 5-second window, what RabbitMQ's chart shows at its peak (fill_chart,
+// commands_chart, events_chart).
+func figures() map[string]workload.FigureFunc {
+	out := map[string]workload.FigureFunc{}
+	for _, name := range []string{PhaseFill, PhaseCommands, PhaseEvents} {
+		out[name] = phaseFigure(name, func(p result.Phase) float64 { return p.Mean })
+		out[name+"_chart"] = phaseFigure(name, func(p result.Phase) float64 { return p.PeakChart })
+	}
+	return out
+}
+
+func phaseFigure(name string, get func(result.Phase) float64) workload.FigureFunc {
+	return func(rec *result.Record) (float64, bool) {
+		if rec.Bus == nil {
+			return 0, false
+		}
+		for _, p := range rec.Bus.Phases {
+			if p.Name == name && get(p) > 0 {
+				return get(p), true
+			}
+		}
+		return 0, false
+	}
 }
 
 func spec() scenario.WorkloadSpec {

@@ -10,6 +10,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/units"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/web"
@@ -22,6 +23,7 @@ func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: manifestSection,
 		Run: run, Verify: verify, Text: Text,
+		Roles: map[string]service.Role{RedisRole.Name: RedisRole, MemcachedRole.Name: MemcachedRole},
 	})
 }
 

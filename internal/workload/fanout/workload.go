@@ -23,6 +23,12 @@ func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: impl.Section{Routes: true},
 		Run: run, Verify: verify, Text: Text,
+		Figures: map[string]workload.FigureFunc{"overlap": func(rec *result.Record) (float64, bool) {
+			if rec.Fanout == nil || rec.Fanout.Overlap <= 0 {
+				return 0, false
+			}
+			return rec.Fanout.Overlap, true
+		}},
 	})
 }
 

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/iobench/iobench/internal/result"
+)
+
+// seedSection is one seed's part of the report, built from the records that carry its verdict
+// (result.Verdict, from the seed's scenario file): the seed's question, setup and flaw in its
+// file's words, its published figures beside ours, our tables that show its flaw, and each of
+// its claims computed from the records.
+type seedSection struct {
+	ID, Anchor, Title       string
+	Question, Setup, Flaw   string
+	Runs                    int
+	Seed                    []seedRow
+	SeedNote, SeedSources   string
+	SeedAnchor              string
+	Tables                  []section // the workloads' own tables of the seed's runs
+	Claims                  []ClaimResult
+	Verdict                 section // the claims as a table
+	Summary                 string  // "2 of 3 claims hold here"
+	holds, fails, uncertain int
+}
+
+// verdictNote says how a claim's outcome is computed.
+var verdictNote = fmt.Sprintf("Each claim is a ratio of two of the seed's figures, set beside the same ratio of ours "+
+	"(medians over the repeats that verified or reproduced the seed flaw their variant expects). A claimed difference "+
+	"holds when ours goes the same way by %.0f%% or more and every repeat of one side is beyond every repeat of the "+
+	"other; a ratio within %.0f%% of 1 claims, or shows, no difference.", 100*(ClaimMargin-1), 100*(ClaimMargin-1))
+
+// seedSections returns a section per seed whose verdict the records carry, ordered by id.
+func seedSections(recs []*result.Record) []seedSection {
+	byID := map[string][]*result.Record{}
+	verdicts := map[string]*result.Verdict{}
+	for _, r := range recs {
+		if r == nil || r.Verdict == nil {
+			continue
+		}
+		if _, ok := verdicts[r.Verdict.ID]; !ok {
+			verdicts[r.Verdict.ID] = r.Verdict
+		}
+		byID[r.Verdict.ID] = append(byID[r.Verdict.ID], r)
+	}
+	ids := sortedKeys(verdicts)
+	out := make([]seedSection, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, buildSeedSection(verdicts[id], byID[id]))
+	}
+	return out
+}
+
+func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
+	groups := Aggregate(recs)
+	s := seedSection{ID: v.ID, Anchor: "seed-" + v.ID, Title: v.Title, Question: v.Question, Setup: v.Setup, Flaw: v.Flaw,
+		Runs: len(recs), Seed: seedRows(groups), SeedNote: seedNote, SeedSources: seedSources(groups), SeedAnchor: "seed-" + v.ID + "-beside",
+		Tables: workloadSections(groups),
+		Verdict: section{ID: "verdict-" + v.ID, Title: "Verdict", Note: verdictNote,
+			Head: []string{"the seed's claim", "ratio", "figure", "seed", "ours", "verdict"},
+			Num:  []bool{false, false, false, true, true, false}}}
+	for i := range s.Tables {
+		s.Tables[i].ID = s.Anchor + "-" + s.Tables[i].ID // ids stay unique on the page
+	}
+	for _, c := range v.Claims {
+		res := EvaluateClaim(c, recs)
+		s.Claims = append(s.Claims, res)
+		s.Verdict.Rows = append(s.Verdict.Rows, res.cells())
+		switch res.Outcome {
+		case ClaimHolds:
+			s.holds++
+		case ClaimFails:
+			s.fails++
+		default:
+			s.uncertain++
+		}
+	}
+	s.Summary = fmt.Sprintf("Of the seed's %s: %d hold here, %d do not, %d not shown or not measured.",
+		plural(len(v.Claims), "claim"), s.holds, s.fails, s.uncertain)
+	return s
+}
+
+// SeedVerdicts returns each seed's claims computed from recs, by seed id: what the closing lines
+// of `iobench run seeds` and the tests read.
+func SeedVerdicts(recs []*result.Record) map[string][]ClaimResult {
+	out := map[string][]ClaimResult{}
+	for _, s := range seedSections(recs) {
+		out[s.ID] = s.Claims
+	}
+	return out
+}
+
+// markdownSeeds writes the seeds' table of contents and a section per seed.
+func markdownSeeds(b *strings.Builder, seeds []seedSection) {
+	if len(seeds) == 0 {
+		return
+	}
+	b.WriteString("\n## Seeds\n\n")
+	for _, s := range seeds {
+		fmt.Fprintf(b, "- [%s](#%s)\n", md(s.Title), s.Anchor)
+	}
+	for _, s := range seeds {
+		fmt.Fprintf(b, "\n<a id=\"%s\"></a>\n\n## %s\n\n", s.Anchor, md(s.Title))
+		for _, p := range []struct{ k, v string }{{"Question", s.Question}, {"Setup", s.Setup}, {"Flaw", s.Flaw}} {
+			if p.v != "" {
+				fmt.Fprintf(b, "**%s.** %s\n\n", p.k, md(p.v))
+			}
+		}
+		fmt.Fprintf(b, "%s of this seed in this report. %s\n", plural(s.Runs, "run"), s.Summary)
+		markdownSeedTable(b, s.Seed, s.SeedSources, "###")
+		for _, t := range s.Tables {
+			t.markdownAt(b, "###")
+		}
+		s.Verdict.markdownAt(b, "###")
+		b.WriteString("\n")
+		for _, c := range s.Claims {
+			fmt.Fprintf(b, "- %s\n", md(c.Sentence))
+		}
+	}
+}
+
+// textSeeds is markdownSeeds for the terminal.
+func textSeeds(w io.Writer, seeds []seedSection) error {
+	for _, s := range seeds {
+		fmt.Fprintf(w, "\n=== %s ===\n", s.Title)
+		for _, p := range []struct{ k, v string }{{"Question", s.Question}, {"Setup", s.Setup}, {"Flaw", s.Flaw}} {
+			if p.v != "" {
+				fmt.Fprintf(w, "%s: %s\n", p.k, p.v)
+			}
+		}
+		if err := textSeedTable(w, s.Seed); err != nil {
+			return err
+		}
+		for _, t := range s.Tables {
+			if err := t.text(w); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(w, "\nVerdict (%s):\n", s.Summary)
+		for _, c := range s.Claims {
+			fmt.Fprintf(w, "  - %s\n", c.Sentence)
+		}
+	}
+	return nil
+}
