@@ -8,8 +8,7 @@ then per process role the CPU milliseconds per 1,000 successes, CPU use in % of 
 peak memory (median over the repeats). --ratio "A|B" (labels as the rows print them; A/B when neither holds a slash) adds A's
 throughput over B's for each repeat (records of one repeat number) and for the medians;
 --route-ratio /async-overlap:/sync does that for every row with the first route against the row
-that differs only by the second. Fanout /sync rows also get their ceiling: the most any overlap could
-give at that row's own latency.
+that differs only by the second.
 """
 import json
 import re
@@ -101,22 +100,7 @@ def main(argv):
         mb = med([r["throughput"]["mean"] for r in groups[b]])
         each = ", ".join(f"{x:.2f}" for _, x in pairs)
         print(f"{a} / {b}: medians {ma:.0f} / {mb:.0f} = {ma / mb:.2f}x (each repeat: {each})")
-    ceilings(groups)
     return 0
-
-
-def ceilings(groups):
-    """Prints, for each fanout /sync group, the most any overlap could give its closed loop: at a
-    fixed concurrency throughput goes as 1 / latency, and overlap can hide at most the shorter of
-    the call and the work, so the best ratio over /sync is p50 / (p50 - min(delay, work))."""
-    for name, recs in groups.items():
-        f = recs[0].get("fanout") or {}
-        if f.get("route") != "/sync":
-            continue
-        hide = min(f["upstream_delay"]["ns"], f["work"]["ns"]) / 1e6
-        p50 = med([at(r, 50) for r in recs])
-        if p50 > hide:
-            print(f"{name}: p50 {p50:.2f} ms, so hiding {hide:g} ms gives at most {p50:.2f}/{p50 - hide:.2f} = {p50 / (p50 - hide):.2f}x")
 
 
 if __name__ == "__main__":
