@@ -60,7 +60,9 @@ type Phase struct {
 	PeakSecond float64  `json:"peak_per_sec"`
 	// PeakChart is the highest rate over any ChartWindow of the phase's series: what the peak of
 	// a chart sampling that often shows, as RabbitMQ's management UI does every 5 s (the seed
-	// read its figures off such a chart). 0 when the phase lasted less than the window.
+	// read its figures off such a chart). The window is taken over the run's series, so for a
+	// phase shorter than it, it reads as the phase's count over the window, as the chart's one
+	// sample does; 0 when the whole series is shorter than the window.
 	PeakChart float64 `json:"peak_chart_per_sec,omitempty"`
 }
 
