@@ -91,7 +91,7 @@ run() {
     wrk) cmd=(wrk -t1 -c"$CONNS" -d"$DURATION" --latency "$url") ;;
     iobench) cmd=(./bin/iobench http -t1 -c"$CONNS" -d"$DURATION" --latency --quiet --json "$work/rec.json" "$url")
       [[ $rate != 0 ]] && cmd+=(-R "$rate") ;;
-    oha) cmd=(oha -z "$DURATION" -c "$CONNS" --no-tui --json "$url")
+    oha) cmd=(oha -z "$DURATION" -c "$CONNS" --no-tui --output-format json "$url")
       [[ $rate != 0 ]] && cmd+=(-q "$rate") ;;
     hey) cmd=(hey -z "$DURATION" -c "$CONNS" "$url") ;;
     vegeta) cmd=(sh -c "echo 'GET $url' | vegeta attack -duration=$DURATION -rate=$rate -workers=$CONNS -max-workers=$CONNS -keepalive=true > $work/vegeta.bin")
