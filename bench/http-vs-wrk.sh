@@ -15,6 +15,7 @@
 #   ENGINES=loop PAIRS=9 TARGETS=nginx bash bench/http-vs-wrk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 PAIRS=${PAIRS:-7}
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-100}
@@ -54,17 +55,7 @@ trap cleanup EXIT
 server_pin=(); gen_pin=()
 if [[ $PIN == 1 ]]; then server_pin=(taskset -c "$SERVER_CPU"); gen_pin=(taskset -c "$GEN_CPU"); fi
 
-cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off; keepalive_requests 1000000;
-  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work; scgi_temp_path $work;
-  server { listen 127.0.0.1:$NGINX_PORT backlog=4096; location / { default_type text/plain; return 200 "Hello world!"; } }
-}
-CONF
+hello_nginx "$work" "127.0.0.1:$NGINX_PORT backlog=4096"
 "${server_pin[@]}" nginx -c "$work/nginx.conf"
 "${server_pin[@]}" "$BIN" serve hello --listen 127.0.0.1:$HELLO_PORT & hello_pid=$!
 for port in $NGINX_PORT $HELLO_PORT; do
@@ -116,7 +107,6 @@ for target in $TARGETS; do
   row "$target" in-proc "$line"
 done
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 echo
 pin="unpinned"; [[ $PIN == 1 ]] && pin="server on CPU $SERVER_CPU, generators on CPU $GEN_CPU"
 echo "medians of $PAIRS rounds, -t$THREADS -c$CONNS -d$DURATION, $pin"

@@ -37,22 +37,10 @@ trap cleanup EXIT
 (cd "$work" && go run "$(go env GOROOT)/src/crypto/tls/generate_cert.go" --host 127.0.0.1,localhost --ecdsa-curve P256 >/dev/null 2>&1)
 user=""
 [[ $(id -u) == 0 ]] && user="user www-data;"
-cat >"$work/nginx.conf" <<CONF
-$user
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off; keepalive_requests 1000000;
-  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work; scgi_temp_path $work;
-  ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
+hello_nginx "$work" "127.0.0.1:$PORT ssl backlog=4096" "ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
   ssl_protocols TLSv1.2 TLSv1.3;
   ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
-  ssl_session_cache shared:SSL:10m; ssl_session_tickets on;
-  server { listen 127.0.0.1:$PORT ssl backlog=4096; location / { default_type text/plain; return 200 "Hello world!"; } }
-}
-CONF
+  ssl_session_cache shared:SSL:10m; ssl_session_tickets on;" "$user"
 taskset -c "$SERVER_CPU" "$NGINX" -c "$work/nginx.conf"
 for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
 url=https://127.0.0.1:$PORT/

@@ -14,4 +14,24 @@ need() {
 }
 
 # median: the median of the numbers on stdin, separated by blanks or newlines.
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# hello_nginx DIR LISTEN [HTTP_EXTRA [MAIN_EXTRA]]: writes DIR/nginx.conf, nginx with one worker
+# and no access log answering "Hello world!" on LISTEN ("127.0.0.1:8080 backlog=4096", with "ssl"
+# for TLS); HTTP_EXTRA goes inside http {} (certificates), MAIN_EXTRA before it (user).
+hello_nginx() {
+  local dir=$1 listen=$2 http_extra=${3:-} main_extra=${4:-}
+  cat >"$dir/nginx.conf" <<CONF
+$main_extra
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off; keepalive_requests 1000000;
+  client_body_temp_path $dir; proxy_temp_path $dir; fastcgi_temp_path $dir; uwsgi_temp_path $dir; scgi_temp_path $dir;
+  $http_extra
+  server { listen $listen; location / { default_type text/plain; return 200 "Hello world!"; } }
+}
+CONF
+}

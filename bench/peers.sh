@@ -18,6 +18,7 @@
 # `cargo install` (minutes, once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5s}
 CONNS=${CONNS:-100}
@@ -50,17 +51,7 @@ install_peers() {
 }
 
 start_nginx() {
-  cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off; keepalive_requests 1000000;
-  client_body_temp_path $work; proxy_temp_path $work; fastcgi_temp_path $work; uwsgi_temp_path $work; scgi_temp_path $work;
-  server { listen 127.0.0.1:$PORT backlog=4096; location / { default_type text/plain; return 200 "Hello world!"; } }
-}
-CONF
+  hello_nginx "$work" "127.0.0.1:$PORT backlog=4096"
   taskset -c "$SERVER_CPU" nginx -c "$work/nginx.conf"
   for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && return; sleep 0.1; done
   echo "peers.sh: nginx did not listen on $PORT" >&2
@@ -120,7 +111,6 @@ to_ms() {
   awk '{v=$2; m=1; if (v ~ /us$/) m=0.001; else if (v ~ /ms$/) m=1; else if (v ~ /s$/) m=1000; sub(/[a-z]+$/, "", v); print $1, v*m}'
 }
 
-median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # table TITLE RATE TOOLS...: ROUNDS interleaved rounds, then one row of medians per tool.
 table() {
