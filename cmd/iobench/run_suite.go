@@ -36,9 +36,10 @@ func runSuite(cmd *cobra.Command, s *scenario.Suite, dir, bin string, f runFlags
 			prog.Line("%s: starting", label)
 		},
 		OnInstall: func(name string) { prog.Line("%s: installing and checking impl %s", orLabel(label), name) },
+		// A skip shows on the progress line as it is found; its one line is written with the
+		// others when the suite ends (writeSkips), grouped by reason.
 		OnSkip: func(what string, err error) {
-			prog.Done()
-			fmt.Fprintf(w, "skipped %s: %s\n", what, cli.OneLine(err.Error()))
+			prog.Line("%s: skipping %s: %s", orLabel(label), what, cli.OneLine(err.Error()))
 		},
 		OnSecond: func(snap engine.Snapshot) {
 			prog.Line("%s: ", label)
