@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/report/limit"
+	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 	"github.com/iobench/iobench/internal/units"
@@ -432,6 +433,9 @@ func runPage(r *result.Record, label, anchor, col string, withEnv bool) runView 
 	if l := r.Latency; l != nil && l.Count > 0 {
 		v.Counts = append(v.Counts, kv{"latency", fmt.Sprintf("p50 %s, p99 %s, p99.9 %s, max %s",
 			units.Micros(l.At(50)), units.Micros(l.At(99)), units.Micros(l.At(99.9)), units.Micros(l.Max))})
+	}
+	if line := textblock.TLSLine(r); line != "" {
+		v.Counts = append(v.Counts, kv{"TLS", line})
 	}
 	return v
 }

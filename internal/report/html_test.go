@@ -96,3 +96,18 @@ func TestSpectrumPoints(t *testing.T) {
 		}
 	}
 }
+
+func TestHTMLShowsTLSHandshakes(t *testing.T) {
+	r := crafted("http", "go-hello", "sync", "closed", 1234, 5000, 30)
+	hs := &result.Latency{Count: 100, Mean: 850, Percentiles: []result.Percentile{{P: 50, Value: 800}, {P: 99, Value: 2100}}}
+	r.TLS = &result.TLS{Handshakes: 100, Resumed: 7, Version: "TLS 1.3", CipherSuite: "TLS_AES_128_GCM_SHA256", Handshake: hs, Connect: hs}
+	page := string(renderHTML(t, []*result.Record{r}))
+	for _, want := range []string{"TLS 1.3 TLS_AES_128_GCM_SHA256: 100 handshakes (7 resumed), handshake mean 850", "not in the latency above"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if plain := string(renderHTML(t, []*result.Record{crafted("http", "go-hello", "sync", "closed", 1234, 5000, 30)})); strings.Contains(plain, "handshakes (") {
+		t.Error("a run without TLS shows a TLS line")
+	}
+}

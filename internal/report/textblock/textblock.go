@@ -135,16 +135,25 @@ func totals(p *printer, rec *result.Record) {
 // handshakes writes the TLS line of an https run: what opening its connections cost, which is
 // not in the latency above.
 func handshakes(p *printer, rec *result.Record) {
+	if line := TLSLine(rec); line != "" {
+		p.f("%s\n", line)
+	}
+}
+
+// TLSLine is the one line that says what opening an https run's connections cost, apart from
+// its latency: "TLS 1.3 TLS_AES_128_GCM_SHA256 http/1.1: 100 handshakes (0 resumed), handshake
+// mean ... ; TCP connect mean ...; not in the latency above"; "" for a run without TLS.
+func TLSLine(rec *result.Record) string {
 	t := rec.TLS
 	if t == nil {
-		return
+		return ""
 	}
 	what := strings.Join(strings.Fields("TLS "+strings.TrimPrefix(t.Version, "TLS ")+" "+t.CipherSuite+" "+t.Protocol), " ")
 	where := "not in the latency above"
 	if rec.LoadModel == "open" {
 		where = "in the latency above only of the requests that waited for them"
 	}
-	p.f("%s: %d handshakes (%d resumed), handshake %s; TCP connect %s; %s\n",
+	return fmt.Sprintf("%s: %d handshakes (%d resumed), handshake %s; TCP connect %s; %s",
 		what, t.Handshakes, t.Resumed, meanP50P99(t.Handshake), meanP50P99(t.Connect), where)
 }
 
