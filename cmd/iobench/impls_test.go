@@ -96,6 +96,14 @@ func TestVerifyExpectedFinding(t *testing.T) {
 	if strings.Contains(stdout, "FAIL hello seed") || code != 1 || !strings.Contains(stderr, "python-flawed: 1 check(s) failed") {
 		t.Fatalf("exit %d, stderr %q: want 1 for the fixed variant only", code, stderr)
 	}
+	code, stdout, _ = runCLI("verify", dir+":seed", "--state-dir", t.TempDir())
+	if code != 0 || strings.Contains(stdout, "hello fixed") || !strings.Contains(stdout, "flaw hello seed") {
+		t.Errorf("verify NAME:seed: exit %d, want 0 with the seed variant alone checked:\n%s", code, stdout)
+	}
+	code, _, stderr = runCLI("verify", dir+":nope", "--state-dir", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, `has no variant "nope"; choose from seed, fixed`) {
+		t.Errorf("verify NAME:nope: exit %d, stderr %q: want 2 naming the variants", code, stderr)
+	}
 }
 
 // TestVerifyGoPublisher verifies seed 2's Go publishers as an impl on the RabbitMQ of the tests:

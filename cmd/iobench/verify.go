@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/workload"
 )
 
@@ -17,11 +18,11 @@ func newVerifyCmd() *cobra.Command {
 	var b brokerFlags
 	var count int
 	cmd := &cobra.Command{
-		Use:   "verify IMPL",
+		Use:   "verify IMPL[:VARIANT]",
 		Short: "Install an impl, check its prerequisites and run its checks without measuring",
 		Long: `Load IMPL's manifest (a name from 'iobench impls', Go built-ins included, or a folder path),
 install its dependencies into the state directory, check its prerequisites, then run the checks
-of each workload it declares, for each variant, without timing anything:
+of each workload it declares, for each variant (or only VARIANT), without timing anything:
   publish   every variant publishes -n messages (default 200): the broker must count them all,
             the impl must report what it sent, and the queue's durability and the messages'
             delivery mode, read back from the broker, must be the variant's
@@ -38,6 +39,7 @@ reproduced", not as a failure; an expected flaw that does not show is a failure.
 A broken manifest, a failed install or a missing prerequisite exits 2; a failed check exits 1.`,
 		Example: `  iobench verify go-hello
   iobench verify python-asyncio-hello
+  iobench verify node-fanout:http-agent
   iobench verify impls/python/aio-pika-publisher -n 1000`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &b, args[0], count) },
@@ -47,7 +49,7 @@ A broken manifest, a failed install or a missing prerequisite exits 2; a failed 
 	return cmd
 }
 
-func runVerify(cmd *cobra.Command, b *brokerFlags, name string, count int) error {
+func runVerify(cmd *cobra.Command, b *brokerFlags, ref string, count int) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
 	log, err := b.logger(cmd.ErrOrStderr())
@@ -57,8 +59,12 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, name string, count int) error
 	if count < 0 {
 		return cli.BadInput("-n %d: use a positive count", count)
 	}
+	name, variant := impl.ParseRef(ref)
 	inst, err := installImpl(ctx, b.root(), name, b.stateDir, log)
 	if err != nil {
+		return err
+	}
+	if err := onlyVariant(inst, variant); err != nil {
 		return err
 	}
 	m := inst.Manifest
@@ -87,5 +93,21 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, name string, count int) error
 	if failures > 0 {
 		return cli.Failed(fmt.Errorf("%s: %d check(s) failed", m.Name, failures))
 	}
+	return nil
+}
+
+// onlyVariant narrows inst to the variant a reference names, so that verify checks it alone;
+// "" keeps them all.
+func onlyVariant(inst *impl.Installation, variant string) error {
+	if variant == "" {
+		return nil
+	}
+	v, ok := inst.Manifest.Variant(variant)
+	if !ok {
+		return cli.BadInput("%v", inst.Manifest.UnknownVariant(variant))
+	}
+	m := *inst.Manifest
+	m.Variants = []impl.Variant{v}
+	inst.Manifest = &m
 	return nil
 }
