@@ -13,6 +13,7 @@ import (
 
 	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/k8sjob"
+	"github.com/iobench/iobench/internal/k8sjob/k8sapi"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 	"github.com/iobench/iobench/internal/workload/hello/hellotest"
@@ -203,14 +204,14 @@ func TestK8sJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := k8sjob.Decode(y)
+	m, err := k8sapi.Decode(y)
 	if err != nil {
 		t.Fatalf("strict decode: %v", err)
 	}
-	if *m.Agents.Spec.Completions != 8 || *m.Agents.Spec.Parallelism != 8 || m.Base != nil {
-		t.Fatalf("agents Job %+v", m.Agents.Spec)
+	if *m.Jobs[k8sjob.AgentsName].Spec.Completions != 8 || *m.Jobs[k8sjob.AgentsName].Spec.Parallelism != 8 || m.Base != nil {
+		t.Fatalf("agents Job %+v", m.Jobs[k8sjob.AgentsName])
 	}
-	args := strings.Join(m.Agents.Spec.Template.Spec.Containers[0].Args, " ")
+	args := strings.Join(m.Jobs[k8sjob.AgentsName].Spec.Template.Spec.Containers[0].Args, " ")
 	for _, want := range []string{"--connections=100", "--rate=40000", "--header=X-Run: 1", "--start-at 2030-01-01T00:00:00Z", "--agent $(JOB_COMPLETION_INDEX)/8"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("agent args %q lack %q", args, want)

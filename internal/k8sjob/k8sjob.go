@@ -4,12 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Names and the port of the objects.
@@ -38,42 +32,36 @@ type Spec struct {
 
 // Manifests are the objects of one run, in the order they are applied.
 type Manifests struct {
-	Base      *corev1.ConfigMap // nil without a base record
-	Service   *corev1.Service
-	Collector *batchv1.Job
-	Agents    *batchv1.Job
+	Base      *Object // a v1 ConfigMap; nil without a base record
+	Service   *Object // a v1 Service
+	Collector *Object // a batch/v1 Job
+	Agents    *Object // a batch/v1 Job, Indexed
 }
 
 // Build returns the manifests of s.
 func Build(s Spec) Manifests {
 	m := Manifests{Service: service(s), Collector: collector(s), Agents: agents(s)}
 	if s.Base != nil {
-		m.Base = &corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: meta(s, BaseName, "base"),
-			Data:       map[string]string{"base.json": string(s.Base)},
-		}
+		m.Base = &Object{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta(s, BaseName, "base"),
+			Data: map[string]string{"base.json": string(s.Base)}}
 	}
 	return m
 }
 
-func meta(s Spec, name, role string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels(s, role)}
+func meta(s Spec, name, role string) Meta {
+	return Meta{Name: name, Namespace: s.Namespace, Labels: labels(s, role)}
 }
 
 func labels(s Spec, role string) map[string]string {
 	return map[string]string{"app.kubernetes.io/name": "iobench", "app.kubernetes.io/component": role, "iobench/run": s.Run}
 }
 
-func service(s Spec) *corev1.Service {
-	return &corev1.Service{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: meta(s, CollectorName, "collector"),
-		Spec: corev1.ServiceSpec{
+func service(s Spec) *Object {
+	return &Object{APIVersion: "v1", Kind: "Service", Metadata: meta(s, CollectorName, "collector"),
+		Spec: ServiceSpec{
 			Selector: labels(s, "collector"),
-			Ports:    []corev1.ServicePort{{Name: "records", Port: CollectorPort, TargetPort: intstr.FromInt32(CollectorPort), Protocol: corev1.ProtocolTCP}},
-		},
-	}
+			Ports:    []ServicePort{{Name: "records", Port: CollectorPort, TargetPort: CollectorPort, Protocol: "TCP"}},
+		}}
 }
 
 // collectorArgs are iobench collect's: wait for every agent, print the merged block to the log,
@@ -90,72 +78,59 @@ func collectorArgs(s Spec) []string {
 	return args
 }
 
-func collector(s Spec) *batchv1.Job {
-	pod := corev1.PodSpec{
-		RestartPolicy: corev1.RestartPolicyNever,
-		Containers: []corev1.Container{{
+func collector(s Spec) *Object {
+	pod := PodSpec{
+		RestartPolicy: "Never",
+		Containers: []Container{{
 			Name: "collect", Image: s.CollectorImage, Args: collectorArgs(s),
-			Ports:     []corev1.ContainerPort{{Name: "records", ContainerPort: CollectorPort}},
+			Ports:     []ContainerPort{{Name: "records", ContainerPort: CollectorPort}},
 			Resources: oneCore(),
 		}},
 	}
 	if s.Base != nil {
-		pod.Volumes = []corev1.Volume{{Name: "base", VolumeSource: corev1.VolumeSource{
-			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: BaseName}}}}}
-		pod.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "base", MountPath: "/base", ReadOnly: true}}
+		pod.Volumes = []Volume{{Name: "base", ConfigMap: &ConfigMapMount{Name: BaseName}}}
+		pod.Containers[0].VolumeMounts = []VolumeMount{{Name: "base", MountPath: "/base", ReadOnly: true}}
 	}
-	return job(s, CollectorName, "collector", 1, nil, pod)
+	return job(s, CollectorName, "collector", 1, "", pod)
 }
 
-func agents(s Spec) *batchv1.Job {
-	n := int32(s.Agents)
+func agents(s Spec) *Object {
 	args := append([]string{"http"}, s.HTTPArgs...)
 	args = append(args, "--agent", fmt.Sprintf("$(%s)/%d", indexEnv, s.Agents),
 		"--start-at", s.StartAt.UTC().Format(time.RFC3339Nano), "--run", s.Run,
 		"--collector", fmt.Sprintf("http://%s:%d/records", CollectorName, CollectorPort), "--quiet", s.URL)
-	pod := corev1.PodSpec{
-		RestartPolicy: corev1.RestartPolicyNever,
+	pod := PodSpec{
+		RestartPolicy: "Never",
 		Affinity:      spread(s),
-		Containers: []corev1.Container{{
+		Containers: []Container{{
 			Name: "agent", Image: s.Image, Args: args,
-			Env: []corev1.EnvVar{{Name: indexEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+			Env: []EnvVar{{Name: indexEnv, ValueFrom: EnvSource{FieldRef: FieldRef{
 				FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}},
 			Resources: oneCore(),
 		}},
 	}
-	indexed := batchv1.IndexedCompletion
-	j := job(s, AgentsName, "agent", n, &indexed, pod)
-	return j
+	return job(s, AgentsName, "agent", int32(s.Agents), "Indexed", pod)
 }
 
-func job(s Spec, name, role string, n int32, mode *batchv1.CompletionMode, pod corev1.PodSpec) *batchv1.Job {
+func job(s Spec, name, role string, n int32, mode string, pod PodSpec) *Object {
 	backoff := int32(0) // an agent started again would start late: the run is then one to repeat
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta(s, name, role),
-		Spec: batchv1.JobSpec{
+	return &Object{APIVersion: "batch/v1", Kind: "Job", Metadata: meta(s, name, role),
+		Spec: JobSpec{
 			CompletionMode: mode, Parallelism: &n, Completions: &n, BackoffLimit: &backoff,
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels(s, role)}, Spec: pod},
-		},
-	}
+			Template: PodTemplate{Metadata: Meta{Labels: labels(s, role)}, Spec: pod},
+		}}
 }
 
 // oneCore requests and limits one core (and memory enough for the generator's buffers).
-func oneCore() corev1.ResourceRequirements {
-	r := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("256Mi")}
-	return corev1.ResourceRequirements{Requests: r, Limits: r}
+func oneCore() Resources {
+	return Resources{Requests: map[string]string{"cpu": "1", "memory": "256Mi"}, Limits: map[string]string{"cpu": "1", "memory": "256Mi"}}
 }
 
 // spread prefers a node without another agent of the run, so that agents spread over nodes (a
 // preference, so that a cluster of fewer nodes than agents still runs them all).
-func spread(s Spec) *corev1.Affinity {
-	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-			Weight: 100,
-			PodAffinityTerm: corev1.PodAffinityTerm{
-				TopologyKey:   "kubernetes.io/hostname",
-				LabelSelector: &metav1.LabelSelector{MatchLabels: labels(s, "agent")},
-			},
-		}},
-	}}
+func spread(s Spec) *Affinity {
+	return &Affinity{PodAntiAffinity: PodAntiAffinity{Preferred: []WeightedTerm{{
+		Weight: 100,
+		Term:   PodTerm{TopologyKey: "kubernetes.io/hostname", LabelSelector: Selector{MatchLabels: labels(s, "agent")}},
+	}}}}
 }

@@ -9,6 +9,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/iobench/iobench/internal/k8sjob/k8sapi"
 )
 
 func spec(n int) Spec {
@@ -24,7 +26,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Decode(y)
+	m, err := k8sapi.Decode(y)
 	if err != nil {
 		t.Fatalf("strict decode: %v\n%s", err, y)
 	}
@@ -32,7 +34,7 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 	if m.Base == nil || m.Base.Data["base.json"] != `{"schema_version":1}` {
 		t.Errorf("base ConfigMap %+v", m.Base)
 	}
-	args := m.Collector.Spec.Template.Spec.Containers[0].Args
+	args := m.Jobs[CollectorName].Spec.Template.Spec.Containers[0].Args
 	if !slices.Contains(args, "/base/base.json") || !slices.Contains(args, "p99>+10%") {
 		t.Errorf("collector args %q: want the base and the threshold", args)
 	}
@@ -41,18 +43,19 @@ func TestManifestsDecodeStrictly(t *testing.T) {
 func TestDecodeRefusesUnknownFields(t *testing.T) {
 	y, _ := Build(spec(2)).YAML()
 	bad := strings.Replace(string(y), "completionMode: Indexed", "completionMode: Indexed\n  completionsMode: Indexed", 1)
-	if _, err := Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "completionsMode") {
+	if _, err := k8sapi.Decode([]byte(bad)); err == nil || !strings.Contains(err.Error(), "completionsMode") {
 		t.Fatalf("a misspelt field: %v, want it refused", err)
 	}
 }
 
 // checkManifests checks the decoded manifests of a run of n agents.
-func checkManifests(t *testing.T, m Manifests, n int32) {
+func checkManifests(t *testing.T, m k8sapi.Manifests, n int32) {
 	t.Helper()
-	if m.Agents == nil || m.Collector == nil || m.Service == nil {
+	agents, collector := m.Jobs[AgentsName], m.Jobs[CollectorName]
+	if agents == nil || collector == nil || m.Service == nil || len(m.Jobs) != 2 {
 		t.Fatalf("manifests %+v: want the agents' Job, the collector's Job and its Service", m)
 	}
-	j := m.Agents.Spec
+	j := agents.Spec
 	if j.CompletionMode == nil || *j.CompletionMode != batchv1.IndexedCompletion || *j.Parallelism != n || *j.Completions != n {
 		t.Errorf("agents Job: completion mode %v, parallelism %d, completions %d; want Indexed, %d, %d", j.CompletionMode, *j.Parallelism, *j.Completions, n, n)
 	}
@@ -78,7 +81,7 @@ func checkManifests(t *testing.T, m Manifests, n int32) {
 	if !slices.Contains(c.Args, "http://iobench-collector:7070/records") {
 		t.Errorf("agent args %q: want the collector's Service", c.Args)
 	}
-	col := m.Collector.Spec.Template
+	col := collector.Spec.Template
 	if !matches(m.Service.Spec.Selector, col.Labels) || m.Service.Spec.Ports[0].Port != col.Spec.Containers[0].Ports[0].ContainerPort {
 		t.Errorf("Service %+v does not select the collector's pod %+v", m.Service.Spec, col)
 	}

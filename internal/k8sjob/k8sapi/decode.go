@@ -1,4 +1,7 @@
-package k8sjob
+// Package k8sapi reads the manifests internal/k8sjob writes back into the Kubernetes API's own
+// types (k8s.io/api), strictly, so that tests show that what iobench writes is what the API
+// accepts. Only tests import it: iobench itself does not link k8s.io/api.
+package k8sapi
 
 import (
 	"bytes"
@@ -12,10 +15,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Decode reads a YAML stream as Write writes it, strictly: every document must decode into its
+// Manifests are the objects of a run as the API reads them.
+type Manifests struct {
+	Base    *corev1.ConfigMap
+	Service *corev1.Service
+	Jobs    map[string]*batchv1.Job // by name
+}
+
+// Decode reads a YAML stream as k8sjob writes it, strictly: every document must decode into its
 // k8s.io/api type (batch/v1 Job, core/v1 Service, core/v1 ConfigMap) with no field left over.
 func Decode(stream []byte) (Manifests, error) {
-	var m Manifests
+	m := Manifests{Jobs: map[string]*batchv1.Job{}}
 	dec := yaml.NewDecoder(bytes.NewReader(stream))
 	for {
 		var doc any
@@ -55,12 +65,10 @@ func decodeOne(js []byte, m *Manifests) error {
 	case head.APIVersion == "v1" && head.Kind == "ConfigMap":
 		m.Base = &corev1.ConfigMap{}
 		into = m.Base
-	case head.APIVersion == "batch/v1" && head.Kind == "Job" && head.Metadata.Name == AgentsName:
-		m.Agents = &batchv1.Job{}
-		into = m.Agents
-	case head.APIVersion == "batch/v1" && head.Kind == "Job" && head.Metadata.Name == CollectorName:
-		m.Collector = &batchv1.Job{}
-		into = m.Collector
+	case head.APIVersion == "batch/v1" && head.Kind == "Job" && m.Jobs[head.Metadata.Name] == nil:
+		j := &batchv1.Job{}
+		m.Jobs[head.Metadata.Name] = j
+		into = j
 	default:
 		return fmt.Errorf("unexpected object %s %s %q", head.APIVersion, head.Kind, head.Metadata.Name)
 	}
