@@ -122,9 +122,14 @@ func (c *conn) write() {
 func (c *conn) read() {
 	var deadline time.Time
 	for {
+		// head's block is read under the lock: once fail has answered head, its caller may
+		// put it back in the pool and another command take it and set a new block.
 		c.mu.Lock()
 		head := c.pending.front()
-		if head == nil && c.err == nil {
+		var block time.Duration
+		if head != nil {
+			block = head.block
+		} else if c.err == nil {
 			c.idle = true
 		}
 		err := c.err
@@ -139,7 +144,7 @@ func (c *conn) read() {
 			}
 			continue
 		}
-		deadline = c.extend(deadline, head.block, c.nc.SetReadDeadline)
+		deadline = c.extend(deadline, block, c.nc.SetReadDeadline)
 		r, err := readReply(c.br)
 		var redisErr Error
 		if err != nil && !errors.As(err, &redisErr) {
