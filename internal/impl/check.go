@@ -72,14 +72,17 @@ func (inst *Installation) Check(ctx context.Context) error {
 // expanded.
 func (inst *Installation) Command() []string { return inst.resolve(inst.Manifest.Start.Command) }
 
+// expand returns s with {dir} and {state} replaced by the impl's folder and state directory.
+func (inst *Installation) expand(s string) string {
+	return strings.NewReplacer("{dir}", inst.Manifest.Dir, "{state}", inst.Dir).Replace(s)
+}
+
 // resolve returns command as Command resolves start.command.
 func (inst *Installation) resolve(command []string) []string {
 	m := inst.Manifest
 	argv := make([]string, len(command))
 	for i, a := range command {
-		a = strings.ReplaceAll(a, "{dir}", m.Dir)
-		a = strings.ReplaceAll(a, "{state}", inst.Dir)
-		argv[i] = a
+		argv[i] = inst.expand(a)
 	}
 	if len(argv) == 0 {
 		return argv

@@ -47,7 +47,7 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 			_ = p.Stop()
 		}
 	}()
-	cmd, err := service.PHPFPMPool{Dir: dir, Workers: workers}.Prepare(ctx)
+	cmd, err := service.PHPFPMPool{Dir: dir, Workers: workers, INI: inst.phpINI()}.Prepare(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("impl %s: %w", m.Name, err)
 	}
@@ -69,6 +69,18 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 		return nil, fmt.Errorf("impl %s: nginx in front of PHP-FPM: %w", m.Name, err)
 	}
 	return p, nil
+}
+
+// phpINI returns start.php_fpm.ini with {dir} and {state} expanded in its values; nil when empty.
+func (inst *Installation) phpINI() map[string]string {
+	var ini map[string]string
+	for k, v := range inst.Manifest.Start.PHPFPM.INI {
+		if ini == nil {
+			ini = map[string]string{}
+		}
+		ini[k] = inst.expand(v)
+	}
+	return ini
 }
 
 // Versions returns the versions of what runs a php_fpm impl beside its code, for the record's

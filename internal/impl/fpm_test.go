@@ -31,6 +31,14 @@ func TestLoadPHPFPM(t *testing.T) {
 	if m.PHPFPMRoot() != filepath.Join(dir, "web") || m.PHPFPMScript() != filepath.Join(dir, "web", "front.php") {
 		t.Errorf("root %s, script %s", m.PHPFPMRoot(), m.PHPFPMScript())
 	}
+	inst := &Installation{Manifest: m, Dir: "/state"}
+	if inst.phpINI() != nil {
+		t.Errorf("no start.php_fpm.ini, yet settings %v", inst.phpINI())
+	}
+	m.Start.PHPFPM.INI = map[string]string{"opcache.preload": "{dir}/preload.php", "session.save_path": "{state}/s"}
+	if got := inst.phpINI(); got["opcache.preload"] != dir+"/preload.php" || got["session.save_path"] != "/state/s" || m.Start.PHPFPM.INI["opcache.preload"] != "{dir}/preload.php" {
+		t.Errorf("settings %v; want {dir} and {state} expanded in a copy", got)
+	}
 	m.Start.PHPFPM.Root, m.Start.PHPFPM.Script = "", ""
 	if m.PHPFPMScript() != filepath.Join(dir, "public", "index.php") {
 		t.Errorf("default script %s, want public/index.php", m.PHPFPMScript())
@@ -50,6 +58,8 @@ func TestLoadPHPFPMBroken(t *testing.T) {
 		{"not PHP, not HTTP", "python/web", strings.NewReplacer("php-web", "python-web", "language: php", "language: python",
 			"cachequeue: {routes: [/cache/redis]}", "bus: {queues: [q]}").Replace(fpmManifest),
 			[]string{"start.php_fpm: PHP-FPM for a python impl", "start.php_fpm: serves HTTP, but no HTTP workload is declared"}},
+		{"bad ini setting", "php/web", strings.Replace(fpmManifest, "script: front.php", `script: front.php, ini: {"opcache enable": "1"}`, 1),
+			[]string{`start.php_fpm.ini: "opcache enable": "1" is not a php.ini setting`}},
 		{"script outside, unknown key", "php/web", strings.Replace(fpmManifest, "script: front.php", "script: ../x.php, workers: 4", 1),
 			[]string{`start.php_fpm.script: "../x.php" is outside the document root`, "start.php_fpm.workers: unknown key"}},
 	}

@@ -193,6 +193,10 @@ type StartSpec struct {
 type PHPFPMSpec struct {
 	Root   string `yaml:"root"`   // the document root, relative to the impl folder; default "public"
 	Script string `yaml:"script"` // the front controller in Root that serves every request; default "index.php"
+	// INI are php.ini settings PHP-FPM starts with (php-fpm -d NAME=VALUE) over the system's
+	// php.ini, as a deployment tunes its pool, e.g. opcache.validate_timestamps: "0"; {dir} in a
+	// value is the impl's folder (opcache.preload: "{dir}/preload.php").
+	INI map[string]string `yaml:"ini"`
 }
 
 // PHPFPMRoot returns the absolute document root of a php_fpm impl.

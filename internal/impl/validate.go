@@ -20,6 +20,7 @@ type addFunc func(field, msg, hint string)
 var (
 	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	iniRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
 )
 
 // validate adds a problem for every field that is missing or wrong.
@@ -227,6 +228,11 @@ func (m *Manifest) validatePHPFPM(add addFunc) {
 	}
 	rel := filepath.Join(or(m.Start.PHPFPM.Root, "public"), or(m.Start.PHPFPM.Script, "index.php"))
 	m.checkFile(add, "start.php_fpm", rel, "put the front controller there, or set root (the document root) and script")
+	for k, v := range m.Start.PHPFPM.INI {
+		if !iniRE.MatchString(k) || strings.ContainsAny(v, "\n\r") {
+			add("start.php_fpm.ini", fmt.Sprintf("%q: %q is not a php.ini setting", k, v), "give php.ini names and one-line values, e.g. opcache.validate_timestamps: \"0\"")
+		}
+	}
 }
 
 func (m *Manifest) validateReady(add addFunc) {
@@ -311,7 +317,7 @@ var manifestSchema = fields{
 	"requires": fields{"commands": requirement, "python": requirement, "node": requirement,
 		"php_extensions": requirement, "php_libraries": requirement},
 	"install": fields{"venv": leaf{}, "npm": leaf{}},
-	"start":   fields{"command": leaf{}, "env": leaf{}, "php_fpm": fields{"root": leaf{}, "script": leaf{}}},
+	"start":   fields{"command": leaf{}, "env": leaf{}, "php_fpm": fields{"root": leaf{}, "script": leaf{}, "ini": leaf{}}},
 	"ready":   fields{"log": leaf{}, "tcp": leaf{}, "timeout": leaf{}},
 	"stop":    fields{"signal": leaf{}, "timeout": leaf{}},
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,7 +20,8 @@ import (
 )
 
 // TestNginxPHPFPM runs a PHP-FPM pool prepared here behind a private nginx: requests reach the
-// front controller with the URI and the environment given to PHP-FPM, the pool has exactly the
+// front controller with the URI, the environment and the php.ini settings (a preload script's
+// class among them) given to PHP-FPM, the pool has exactly the
 // workers asked for, nginx listens on loopback only (as www-data when root), and stopping both
 // leaves no process and no directory behind.
 func TestNginxPHPFPM(t *testing.T) {
@@ -32,11 +34,14 @@ func TestNginxPHPFPM(t *testing.T) {
 	root := filepath.Join(opts.StateDir, "public")
 	script := filepath.Join(root, "index.php")
 	mkdir(t, root)
-	writeFile(t, script, `<?php echo getenv('IOBENCH_TEST_VALUE'), ' ', $_SERVER['REQUEST_URI'], "\n";`)
+	writeFile(t, script, `<?php echo getenv('IOBENCH_TEST_VALUE'), ' ', $_SERVER['REQUEST_URI'], ' ', ini_get('memory_limit'), ' ', class_exists('Preloaded', false) ? 'preloaded' : 'not preloaded', "\n";`)
+	preload := filepath.Join(opts.StateDir, "preload.php")
+	writeFile(t, preload, `<?php final class Preloaded {}`)
 	poolDir := filepath.Join(opts.StateDir, "fpm")
 	mkdir(t, poolDir)
 
-	fpm, err := PHPFPMPool{Dir: poolDir, Workers: 3}.Prepare(ctx)
+	ini := map[string]string{"memory_limit": "77M", "opcache.preload": preload}
+	fpm, err := PHPFPMPool{Dir: poolDir, Workers: 3, INI: ini}.Prepare(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +73,8 @@ func TestNginxPHPFPM(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || string(body) != "from-env /cache/redis?x=1\n" {
-		t.Errorf("GET /cache/redis?x=1 = %d %q; want 200 %q", resp.StatusCode, body, "from-env /cache/redis?x=1\n")
+	if want := "from-env /cache/redis?x=1 77M preloaded\n"; resp.StatusCode != 200 || string(body) != want {
+		t.Errorf("GET /cache/redis?x=1 = %d %q; want 200 %q", resp.StatusCode, body, want)
 	}
 	pids := inst.PIDs()
 	if len(pids) != 2 {
@@ -144,6 +149,40 @@ func TestPHPFPMConf(t *testing.T) {
 	}
 	assertPrivate(t, conf, ";")
 	assertPrivate(t, nginxConf("/s/nginx", 8080, &NginxSite{Root: "/a/public", Script: "/a/public/index.php", FastCGI: "unix:/s/fpm/php-fpm.sock", Workers: 2}), "#")
+}
+
+// TestINIFlags: php.ini settings become -d flags in name order; a preload script run as root gets
+// root as its user unless one is given.
+func TestINIFlags(t *testing.T) {
+	ini := map[string]string{"opcache.validate_timestamps": "0", "memory_limit": "64M"}
+	if got, want := strings.Join(iniFlags(ini, true), " "), "-d memory_limit=64M -d opcache.validate_timestamps=0"; got != want {
+		t.Errorf("flags %q, want %q", got, want)
+	}
+	ini["opcache.preload"] = "/a/preload.php"
+	for _, tc := range []struct {
+		root bool
+		user string
+		want string
+	}{
+		{true, "", "-d opcache.preload=/a/preload.php -d opcache.preload_user=root -d opcache.validate_timestamps=0"},
+		{false, "", "-d opcache.preload=/a/preload.php -d opcache.validate_timestamps=0"},
+		{true, "www-data", "-d opcache.preload=/a/preload.php -d opcache.preload_user=www-data -d opcache.validate_timestamps=0"},
+	} {
+		in := maps.Clone(ini)
+		if tc.user != "" {
+			in["opcache.preload_user"] = tc.user
+		}
+		got := strings.Join(iniFlags(in, tc.root), " ")
+		if !strings.HasSuffix(got, tc.want) {
+			t.Errorf("root %v, user %q: flags %q, want ... %q", tc.root, tc.user, got, tc.want)
+		}
+		if _, added := in["opcache.preload_user"]; added != (tc.user != "") {
+			t.Errorf("iniFlags changed its argument: %v", in)
+		}
+	}
+	if iniFlags(nil, true) != nil {
+		t.Error("no settings, yet flags")
+	}
 }
 
 // assertPrivate fails when a configuration (comments starting with comment left out) includes

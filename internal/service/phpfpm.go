@@ -3,11 +3,13 @@ package service
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -39,6 +41,9 @@ type PHPFPMPool struct {
 	Dir string
 	// Workers is pm.max_children of the static pool; 0 means one per core.
 	Workers int
+	// INI are php.ini settings given on PHP-FPM's command line (-d NAME=VALUE), over the system's
+	// php.ini: the impl's tuning, e.g. opcache.validate_timestamps=0 or opcache.preload.
+	INI map[string]string
 }
 
 // PHPFPMCommand is how to run a PHPFPMPool: its command line and what it will listen on.
@@ -55,7 +60,7 @@ var phpFPMReady = regexp.MustCompile(`NOTICE: ready to handle connections`)
 
 // Prepare writes the pool's php-fpm.conf into Dir and returns how to run it. The configuration
 // is the whole of PHP-FPM's (nothing of /etc/php/*/fpm/php-fpm.conf or pool.d; php.ini and the
-// extensions' conf.d are PHP's own, as for the CLI): in the foreground, logging to stderr, pm =
+// extensions' conf.d are PHP's own, as for the CLI, with INI over them): in the foreground, logging to stderr, pm =
 // static with Workers children that never recycle, the environment passed to the workers
 // (clear_env = no: the IOBENCH_* variables), their output caught into the log. It listens on a
 // unix socket in Dir (mode 0666, so that nginx running as another user can connect), or on a
@@ -87,10 +92,25 @@ func (pool PHPFPMPool) Prepare(ctx context.Context) (*PHPFPMCommand, error) {
 		return nil, fmt.Errorf("php-fpm: writing its configuration: %w", unwrapPath(err))
 	}
 	argv := []string{bin, "--nodaemonize", "--force-stderr", "--fpm-config", conf}
+	argv = append(argv, iniFlags(pool.INI, isRoot())...)
 	if isRoot() {
 		argv = append(argv, "--allow-to-run-as-root")
 	}
 	return &PHPFPMCommand{Argv: argv, Listen: addr, Workers: workers, Version: phpFPMVersion(ctx, bin), Ready: phpFPMReady}, nil
+}
+
+// iniFlags returns PHP-FPM's -d flags for ini, sorted by name. A preload script needs a user to
+// run as when PHP-FPM runs as root: opcache.preload_user=root then, unless ini names one.
+func iniFlags(ini map[string]string, root bool) []string {
+	if _, ok := ini["opcache.preload_user"]; root && ini["opcache.preload"] != "" && !ok {
+		ini = maps.Clone(ini)
+		ini["opcache.preload_user"] = "root"
+	}
+	var flags []string
+	for _, k := range slices.Sorted(maps.Keys(ini)) {
+		flags = append(flags, "-d", k+"="+ini[k])
+	}
+	return flags
 }
 
 // phpFPMConf is the whole php-fpm.conf of a private pool named app.

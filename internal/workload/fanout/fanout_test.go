@@ -188,7 +188,7 @@ func TestFanoutPythonAndNode(t *testing.T) {
 
 // TestFanoutPHP runs the seed's own service, Guzzle under PHP-FPM and nginx: its /async, as the
 // seed wrote it, overlaps nothing (curl-multi sends at wait()), which is what the seed's 1.86x
-// missed; /async-overlap, ticking curl during the work, does overlap. As for Go, 25 ms each keep
+// missed; /async-overlap, which has curl write the request before the work, does overlap. As for Go, 25 ms each keep
 // PHP-FPM's own cost from blurring the two, and a busy machine (which can only lower the ratio)
 // gets up to three tries.
 func TestFanoutPHP(t *testing.T) {
@@ -205,7 +205,7 @@ func TestFanoutPHP(t *testing.T) {
 			return
 		}
 		if attempt == 3 {
-			t.Fatalf("php /async-overlap overlap %.2f: ticking curl during the work must overlap", r.Fanout.Overlap)
+			t.Fatalf("php /async-overlap overlap %.2f: a request written before the work must overlap", r.Fanout.Overlap)
 		}
 		t.Logf("attempt %d: /async-overlap overlap %.2f; again (a busy machine lowers the ratio)", attempt, r.Fanout.Overlap)
 	}

@@ -6,8 +6,10 @@
 // progress) and answers the upstream's JSON, re-encoded, with its own handling time in
 // Server-Timing. /sync: send(), then the work. /async: the seed's shape, sendAsync() then the
 // work then wait(): Guzzle's curl-multi handler sends nothing before wait(), so nothing overlaps.
-// /async-overlap: sendAsync(), then the work in slices with the curl-multi handler ticked
-// between them, so the call runs during the work. Anything else: 404 in one line.
+// /async-overlap: sendAsync(), then the curl-multi handler ticked (waiting on the call's socket)
+// only until curl has written the request, then the whole work, then wait(): the upstream's delay
+// runs during the work, and the answer, already in the socket when the work ends, is read by
+// wait(). Anything else: 404 in one line.
 
 declare(strict_types=1);
 
@@ -15,14 +17,42 @@ require __DIR__ . '/../../lib/autoload.php';
 iobench_require_debian(['GuzzleHttp', 'Monolog']);
 
 use GuzzleHttp\Client;
+use GuzzleHttp\Handler\CurlFactory;
+use GuzzleHttp\Handler\CurlFactoryInterface;
 use GuzzleHttp\Handler\CurlMultiHandler;
+use GuzzleHttp\Handler\EasyHandle;
 use GuzzleHttp\HandlerStack;
 use GuzzleHttp\Middleware;
+use GuzzleHttp\Promise\PromiseInterface;
 use GuzzleHttp\Psr7\Request;
 use Monolog\Handler\StreamHandler;
 use Monolog\Logger;
 use Psr\Http\Message\RequestInterface;
 use Psr\Http\Message\ResponseInterface;
+
+/** LastHandleFactory is Guzzle's CurlFactory that keeps the curl handle it made last, so that
+ * /async-overlap can see when curl has written its request (Guzzle's EasyHandle forgets it once
+ * the call ends, the CurlHandle stays). */
+final class LastHandleFactory implements CurlFactoryInterface
+{
+    public ?CurlHandle $last = null;
+
+    public function __construct(private CurlFactoryInterface $inner)
+    {
+    }
+
+    public function create(RequestInterface $request, array $options): EasyHandle
+    {
+        $easy = $this->inner->create($request, $options);
+        $this->last = $easy->handle;
+        return $easy;
+    }
+
+    public function release(EasyHandle $easy): void
+    {
+        $this->inner->release($easy);
+    }
+}
 
 $start = hrtime(true);
 $path = strtok($_SERVER['REQUEST_URI'] ?? '/', '?');
@@ -39,7 +69,8 @@ $workUs = (int) round(1000 * (float) (getenv('IOBENCH_WORK_MS') ?: '10'));
 // A new client per request, as the seed's controllers built one, with a tap that logs.
 $logger = new Logger('client');
 $logger->pushHandler(new StreamHandler(sys_get_temp_dir() . '/iobench-php-fanout-client.log'));
-$multi = new CurlMultiHandler();
+$handles = new LastHandleFactory(new CurlFactory(50)); // Guzzle's own factory, as its default
+$multi = new CurlMultiHandler(['handle_factory' => $handles]);
 $stack = HandlerStack::create($multi);
 $stack->push(Middleware::tap(null, static function (RequestInterface $req, array $options, $promise) use ($logger): void {
     $promise->then(static function (ResponseInterface $resp) use ($req, $logger): void {
@@ -60,13 +91,17 @@ switch ($path) {
         usleep($workUs);
         $data = $promise->wait();
         break;
-    default: // /async-overlap: tick curl between slices of the work
-        $promise = $client->sendAsync($request)->then($decode);
+    default: // /async-overlap: put the call on the wire, then work while it is in flight
+        $call = $client->sendAsync($request);
+        $promise = $call->then($decode);
+        // Tick curl (each tick waits on the call's socket, then steps curl: connect, send) until
+        // it has written the request; at most the work's length, then the work goes on anyway.
         $until = hrtime(true) + 1000 * $workUs;
-        while (($left = $until - hrtime(true)) > 0) {
+        while ($call->getState() === PromiseInterface::PENDING && hrtime(true) < $until
+            && curl_getinfo($handles->last, CURLINFO_REQUEST_SIZE) === 0) {
             $multi->tick();
-            usleep((int) min(500, intdiv($left, 1000) + 1));
         }
+        usleep($workUs);
         $data = $promise->wait();
 }
 
