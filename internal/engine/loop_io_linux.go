@@ -2,6 +2,7 @@ package engine
 
 import (
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -111,7 +112,7 @@ func (l *loop) write(c *loopConn) {
 		if !c.writable {
 			return
 		}
-		n, again, err := retry(unix.Write, c.fd, req[c.wrote:])
+		n, again, err := retry(unix.SYS_WRITE, c.fd, req[c.wrote:])
 		if err != nil {
 			l.ended(c, httpload.Response{}, &httpload.Error{Class: httpload.Write, Err: err})
 			return
@@ -143,7 +144,7 @@ func (l *loop) read(c *loopConn) {
 			l.ended(c, httpload.Response{}, httpload.Fail(err))
 			return
 		}
-		n, again, err := retry(unix.Read, c.fd, space)
+		n, again, err := retry(unix.SYS_READ, c.fd, space)
 		switch {
 		case again:
 			c.readable = false
@@ -163,19 +164,26 @@ func (l *loop) read(c *loopConn) {
 	}
 }
 
-// retry runs a read or write of fd until no signal interrupts it; again reports EAGAIN.
-func retry(op func(int, []byte) (int, error), fd int, b []byte) (n int, again bool, err error) {
+// retry reads or writes fd (trap is SYS_READ or SYS_WRITE) until no signal interrupts it; again
+// reports EAGAIN. The sockets are non-blocking, so the call returns at once: it is made raw,
+// without telling the scheduler, which saves the runtime's bookkeeping around every system call
+// (entersyscall, exitsyscall) on both system calls of every request.
+func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
 	for {
-		n, err = op(fd, b)
-		switch err {
-		case nil:
-			return n, false, nil
+		r, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
+		switch errno {
+		case 0:
+			return int(r), false, nil
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
 			return 0, true, nil
 		}
-		return 0, false, err
+		return 0, false, errno
 	}
 }
 
