@@ -58,7 +58,7 @@ func (l *loop) send(c *loopConn, now time.Time) {
 	c.wrote = 0
 	c.p.Begin(l.head)
 	c.phase = phWriting
-	l.setTimer(c, now.Add(l.r.cfg.Timeout))
+	l.setDeadline(c, now)
 	l.write(c)
 }
 
@@ -84,7 +84,7 @@ func (l *loop) connect(c *loopConn, now time.Time) {
 	c.fd, c.readable, c.writable, c.hup = fd, false, false, false
 	c.p.Reset()
 	c.phase = phConnecting
-	l.setTimer(c, now.Add(l.r.cfg.Timeout))
+	l.setDeadline(c, now)
 }
 
 // connected checks the outcome of a connect that epoll reported writable.
@@ -203,7 +203,6 @@ func failure(err error) error {
 // end accounts a request's outcome (run.account, shared with the goroutine engine), closes the
 // socket unless it may carry another request, and starts the next one.
 func (l *loop) end(c *loopConn, o outcome) {
-	l.timers.clear(c)
 	keep, answered := l.r.account(l.g, o)
 	if answered {
 		c.answered++

@@ -38,6 +38,7 @@ type loopConn struct {
 	intended, sent       time.Time
 	counted              bool
 	due                  int64 // the timer, nanoseconds since the run's start
+	deadline             int64 // the connect's or request's deadline, likewise (see setDeadline)
 	slot                 int   // index in the loop's timers, -1 when none
 	pacer                *Pacer
 	p                    httpload.Parser
@@ -301,10 +302,16 @@ func (l *loop) fireTimers() time.Duration {
 // expire handles a connection whose timer came due.
 func (l *loop) expire(c *loopConn, now time.Time) {
 	switch c.phase {
-	case phConnecting:
-		l.closeConn(c)
-		l.connectFailed(c, now)
-	case phWriting, phReading:
+	case phConnecting, phWriting, phReading:
+		if at := int64(now.Sub(l.r.start)); at < c.deadline { // an earlier request's deadline
+			l.timers.set(c, c.deadline)
+			return
+		}
+		if c.phase == phConnecting {
+			l.closeConn(c)
+			l.connectFailed(c, now)
+			return
+		}
 		l.end(c, outcome{err: errLoopTimeout, intended: c.intended, sent: c.sent, done: now, counted: c.counted})
 	case phPacing:
 		l.send(c, now)
@@ -314,6 +321,17 @@ func (l *loop) expire(c *loopConn, now time.Time) {
 }
 
 func (l *loop) setTimer(c *loopConn, at time.Time) { l.timers.set(c, int64(at.Sub(l.r.start))) }
+
+// setDeadline gives c's connect or request the deadline now + timeout. The timer is moved only
+// when it is not already due by then: in a closed loop a connection's timer stays where its
+// first request put it, and comes due once a timeout, when expire sets it to the deadline of the
+// request then in flight; so a request costs no timer work.
+func (l *loop) setDeadline(c *loopConn, now time.Time) {
+	c.deadline = int64(now.Sub(l.r.start) + l.r.cfg.Timeout)
+	if c.slot < 0 || c.due > c.deadline {
+		l.timers.set(c, c.deadline)
+	}
+}
 
 // ready notes a connection's readiness and moves it on.
 func (l *loop) ready(c *loopConn, events uint32) {
