@@ -189,10 +189,10 @@ func (l *loop) run(done chan<- struct{}) {
 		return
 	}
 	l.setup()
-	yielded := time.Now()
+	var yielded time.Time
 	for l.live > 0 && !l.r.stopped.Load() {
-		yielded = yieldEvery(yielded)
-		timeout := l.fireTimers()
+		timeout, now := l.fireTimers()
+		yielded = yieldEvery(yielded, now)
 		n, err := l.poll()
 		if n == 0 && err == nil {
 			n, err = l.wait(timeout)
@@ -214,16 +214,15 @@ func (l *loop) run(done chan<- struct{}) {
 // yieldPeriod is how often a loop lets the scheduler run it anew.
 const yieldPeriod = 5 * time.Millisecond
 
-// yieldEvery yields the processor when yieldPeriod has passed since last (real time, whatever the
-// run's Clock) and returns when it last yielded. A loop never blocks in Go, so without it the
-// runtime's monitor (sysmon) finds the same goroutine running for 10 ms, preempts it or takes
-// its P in a system call, and for having taken one goes back to waking every 20 µs: thousands of
-// wake-ups and context switches a second on the loop's core (perf stat, -t1 -c100: 1,400-2,200
-// nanosleeps a second, 1/4 to 1/3 of that with the yield). The loop is not locked to its OS
-// thread for the same reason: a locked goroutine that yields hands its P to another thread and
-// waits to be handed it back.
-func yieldEvery(last time.Time) time.Time {
-	now := time.Now()
+// yieldEvery yields the processor when yieldPeriod has passed between last and now (the run's
+// Clock, read by fireTimers) and returns when it last yielded. A loop never blocks in Go, so
+// without it the runtime's monitor (sysmon) finds the same goroutine running for 10 ms, preempts
+// it or takes its P in a system call, and for having taken one goes back to waking every 20 µs:
+// thousands of wake-ups and context switches a second on the loop's core (perf stat, -t1 -c100:
+// 1,400-2,200 nanosleeps a second, 1/4 to 1/3 of that with the yield). The loop is not locked to
+// its OS thread for the same reason: a locked goroutine that yields hands its P to another thread
+// and waits to be handed it back.
+func yieldEvery(last, now time.Time) time.Time {
 	if now.Sub(last) < yieldPeriod {
 		return last
 	}
@@ -284,19 +283,21 @@ func (l *loop) wait(timeout time.Duration) (int, error) {
 }
 
 // fireTimers runs every timer that is due and returns the time until the next one, the timeout
-// of the wait (at most maxNap, so a clock that jumps is noticed).
-func (l *loop) fireTimers() time.Duration {
+// of the wait (at most maxNap, so a clock that jumps is noticed), and the time it read last (zero
+// when there was no timer).
+func (l *loop) fireTimers() (time.Duration, time.Time) {
+	var now time.Time
 	for l.timers.len() > 0 {
-		now := l.r.clock.Now()
+		now = l.r.clock.Now()
 		elapsed := int64(now.Sub(l.r.start))
 		c := l.timers.top()
 		if wait := c.due - elapsed; wait > 0 {
-			return min(time.Duration(wait), maxNap)
+			return min(time.Duration(wait), maxNap), now
 		}
 		l.timers.clear(c)
 		l.expire(c, now)
 	}
-	return maxNap
+	return maxNap, now
 }
 
 // expire handles a connection whose timer came due.
