@@ -14,6 +14,10 @@
 #   bash bench/peers.sh                          # 5 s runs, 3 rounds per table (about 5 minutes)
 #   ROUNDS=7 DURATION=5s bash bench/peers.sh     # the issue's medians of 7
 #   TOOLS="wrk iobench" FIXED=0 bash bench/peers.sh
+#   IOBENCH_BASE=/tmp/old/bin/iobench TOOLS="iobench iobench-base" ROUNDS=9 bash bench/peers.sh
+#     # this tree's iobench beside an older build (make build in a worktree of the older commit),
+#     # in the same rounds: each table ends with iobench's CPU per request over the older one's,
+#     # round by round and their median (what a change to the generator saves, on a busy machine)
 # Peers are installed when missing: wrk with apt, hey, vegeta and k6 with `go install`, oha with
 # `cargo install` (minutes, once).
 set -euo pipefail
@@ -35,6 +39,10 @@ export PATH=$PATH:$(go env GOPATH)/bin:$HOME/.cargo/bin:/usr/sbin
 install_peers() {
   local t
   for t in $TOOLS; do
+    if [[ $t == iobench-base ]]; then
+      [[ -x ${IOBENCH_BASE:-} ]] || { echo "peers.sh: iobench-base needs IOBENCH_BASE, the path of an older build's bin/iobench" >&2; exit 2; }
+      continue
+    fi
     { [[ $t == iobench ]] || command -v "$t" >/dev/null; } && continue
     echo "installing $t" >&2
     case $t in
@@ -80,7 +88,8 @@ run() {
   local tool=$1 rate=$2 cmd
   case $tool in
     wrk) cmd=(wrk -t1 -c"$CONNS" -d"$DURATION" --latency "$url") ;;
-    iobench) cmd=(./bin/iobench http -t1 -c"$CONNS" -d"$DURATION" --latency --quiet --json "$work/rec.json" "$url")
+    iobench | iobench-base) cmd=(./bin/iobench http -t1 -c"$CONNS" -d"$DURATION" --latency --quiet --json "$work/rec.json" "$url")
+      [[ $tool == iobench-base ]] && cmd[0]=$IOBENCH_BASE
       [[ $rate != 0 ]] && cmd+=(-R "$rate") ;;
     oha) cmd=(oha -z "$DURATION" -c "$CONNS" --no-tui --output-format json "$url")
       [[ $rate != 0 ]] && cmd+=(-q "$rate") ;;
@@ -98,7 +107,7 @@ run() {
 figures() {
   case $1 in
     wrk) awk '/Requests\/sec:/ {r=$2} $1=="99%" {p=$2} END {print r, p}' "$work/out" | to_ms ;;
-    iobench) python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["throughput"]["mean"], next(q["value"] / 1000 for q in r["latency"]["percentiles"] if q["p"] == 99))' "$work/rec.json" ;;
+    iobench | iobench-base) python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["throughput"]["mean"], next(q["value"] / 1000 for q in r["latency"]["percentiles"] if q["p"] == 99))' "$work/rec.json" ;;
     oha) python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["summary"]["requestsPerSec"], 1000*j["latencyPercentiles"]["p99"])' "$work/out" ;;
     hey) awk '/Requests\/sec:/ {r=$2} ($1=="99%" || $1=="99%%") && $2=="in" {p=$3*1000} END {print r, p}' "$work/out" ;;
     vegeta) vegeta report -type=json <"$work/vegeta.bin" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["throughput"], j["latencies"]["99th"]/1e6)' ;;
@@ -116,7 +125,7 @@ to_ms() {
 table() {
   local title=$1 rate=$2; shift 2
   local tools=("$@") round t rps p99 user sys rss
-  declare -A R P C M
+  declare -A R P C M K
   echo "== $title ==" >&2
   for round in $(seq "$ROUNDS"); do
     # rotate the order each round
@@ -126,22 +135,30 @@ table() {
       read -r rps p99 < <(figures "$t")
       read -r user sys rss <"$work/time"
       R[$t]+=" $rps"; P[$t]+=" $p99"; C[$t]+=" $(echo "$user + $sys" | bc -l)"; M[$t]+=" $rss"
-      printf '  round %d %-8s %10.0f req/s  p99 %8.2f ms  cpu %5.2f s  rss %6.1f MiB\n' "$round" "$t" "$rps" "$p99" "$(echo "$user + $sys" | bc -l)" "$(echo "$rss/1024" | bc -l)" >&2
+      K[$t.$round]=$(echo "($user + $sys) / $rps" | bc -l) # CPU per request: this round's pair
+      printf '  round %d %-12s %10.0f req/s  p99 %8.2f ms  cpu %5.2f s  rss %6.1f MiB\n' "$round" "$t" "$rps" "$p99" "$(echo "$user + $sys" | bc -l)" "$(echo "$rss/1024" | bc -l)" >&2
     done
   done
   local w
   w=$(echo "${R[wrk]:-}" | median)
   echo
   echo "$title (medians of $ROUNDS rounds, $DURATION each, -c$CONNS, nginx on CPU $SERVER_CPU, generator on CPU $GEN_CPU)"
-  printf '| %-8s | %10s | %8s | %10s | %14s | %10s | %12s |\n' tool req/s "vs wrk" "p99 ms" "gen CPU-s" "CPU ms/1k" "peak RSS MiB"
-  printf '|%s|\n' "----------|-----------:|---------:|-----------:|---------------:|-----------:|-------------:"
+  printf '| %-12s | %10s | %8s | %10s | %14s | %10s | %12s |\n' tool req/s "vs wrk" "p99 ms" "gen CPU-s" "CPU ms/1k" "peak RSS MiB"
+  printf '|%s|\n' "--------------|-----------:|---------:|-----------:|---------------:|-----------:|-------------:"
   for t in "${tools[@]}"; do
     [[ -z ${R[$t]:-} ]] && continue
     local r p c m vs
     r=$(echo "${R[$t]}" | median); p=$(echo "${P[$t]}" | median); c=$(echo "${C[$t]}" | median); m=$(echo "${M[$t]}" | median)
     vs="-"; [[ -n $w && $rate == 0 ]] && vs=$(printf '%.2fx' "$(echo "$r / $w" | bc -l)")
-    printf '| %-8s | %10.0f | %8s | %10.2f | %14.2f | %10.1f | %12.1f |\n' "$t" "$r" "$vs" "$p" "$c" "$(echo "1000000 * $c / ($r * $secs)" | bc -l)" "$(echo "$m / 1024" | bc -l)"
+    printf '| %-12s | %10.0f | %8s | %10.2f | %14.2f | %10.1f | %12.1f |\n' "$t" "$r" "$vs" "$p" "$c" "$(echo "1000000 * $c / ($r * $secs)" | bc -l)" "$(echo "$m / 1024" | bc -l)"
   done
+  local ratios=""
+  for round in $(seq "$ROUNDS"); do
+    [[ -n ${K[iobench.$round]:-} && -n ${K[iobench-base.$round]:-} ]] &&
+      ratios+=" $(printf '%.3f' "$(echo "${K[iobench.$round]} / ${K[iobench-base.$round]}" | bc -l)")"
+  done
+  [[ -n $ratios ]] && echo "iobench / iobench-base CPU per request, each round:$ratios; median $(echo "$ratios" | median)"
+  return 0
 }
 
 install_peers
@@ -153,6 +170,6 @@ read -ra tools <<<"$TOOLS"
 table "Closed loop" 0 "${tools[@]}"
 if [[ $FIXED == 1 ]]; then
   fixed=()
-  for t in "${tools[@]}"; do [[ $t =~ ^(iobench|oha|vegeta|k6)$ ]] && fixed+=("$t"); done
+  for t in "${tools[@]}"; do [[ $t =~ ^(iobench|iobench-base|oha|vegeta|k6)$ ]] && fixed+=("$t"); done
   ((${#fixed[@]})) && table "Fixed rate, $RATE req/s" "$RATE" "${fixed[@]}"
 fi

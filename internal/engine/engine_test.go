@@ -353,6 +353,37 @@ func TestSlowResponsesAreTimeouts(t *testing.T) {
 	})
 }
 
+// TestTimeoutAfterAnsweredRequests times out a request that follows answered ones on the same
+// connection: the event loop leaves a connection's timer at its first request's deadline, which
+// comes due while later requests are in flight (30 ms each, three fit in the 100 ms timeout), and
+// must then move it to the deadline of the request in flight, neither failing that one early nor
+// leaving the last, whose response never comes, without a timeout (the run would not end).
+func TestTimeoutAfterAnsweredRequests(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		release := make(chan struct{})
+		srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+			if n < 6 {
+				time.Sleep(30 * time.Millisecond)
+			} else {
+				<-release
+			}
+			w.Write([]byte("ok"))
+		})
+		t.Cleanup(func() { close(release) }) // before the server's Close, which waits for handlers
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timeout = 1, 1, 6, 100*time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		res, err := Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Interrupted || res.Succeeded != 5 || res.Errors[ErrTimeout] != 1 || srv.conns.Load() != 1 {
+			t.Fatalf("interrupted %v, succeeded %d, timeouts %d, connections %d; want 5 answered within the timeout on one connection, then 1 timeout", res.Interrupted, res.Succeeded, res.Errors[ErrTimeout], srv.conns.Load())
+		}
+	})
+}
+
 // TestBodyLongerThanContentLength runs against seed 4's ReactPHP flaw, a 13-byte body under
 // Content-Length: 12 on a connection closed after each response: every response counts in the
 // length class, none as a success and none as a read error.

@@ -2,8 +2,8 @@ package engine
 
 // timers is a binary min-heap of one event loop's connections by their due time, indexed so
 // that a connection's timer moves in O(log n) without allocating. Each connection has at most one
-// timer: its request's deadline, its next intended start, or the end of its pause after a failed
-// connect.
+// timer: its request's deadline (or an earlier request's, which expire then moves: see
+// loop.setDeadline), its next intended start, or the end of its pause after a failed connect.
 type timers struct {
 	h []*loopConn
 }

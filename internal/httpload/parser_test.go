@@ -71,3 +71,24 @@ func feed(t *testing.T, p *Parser, in string) bool {
 		in = in[n:]
 	}
 }
+
+// BenchmarkParserNginx parses nginx 1.22's answer to a GET of its "hello" location, one read per
+// response, as the event loop does for every request.
+func BenchmarkParserNginx(b *testing.B) {
+	const resp = "HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Mon, 23 Nov 2026 15:59:27 GMT\r\n" +
+		"Content-Type: text/plain\r\nContent-Length: 12\r\nConnection: keep-alive\r\n\r\nHello world!"
+	p := NewParser(4 << 10)
+	b.SetBytes(int64(len(resp)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Begin(false)
+		space, err := p.Space()
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Wrote(copy(space, resp))
+		if done, err := p.Parse(); !done || err != nil || p.Leftover() != nil || p.Response().Status != 200 {
+			b.Fatalf("done %v, err %v", done, err)
+		}
+	}
+}
