@@ -184,7 +184,7 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	}
 	var wg sync.WaitGroup
 	for i := range c.workers {
-		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life, stop: ctx, failed: failed, evCh: evCh}
+		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life, dbCtx: context.WithoutCancel(life), stop: ctx, failed: failed, evCh: evCh}
 		wg.Go(func() {
 			if err := w.run(); err != nil {
 				fail(err)
@@ -205,10 +205,15 @@ func (c *consumer) consumerConfig(queue string) backend.ConsumerConfig {
 // worker is one handler goroutine with its buffer, its event publisher (its own, or shared) and
 // the session's settler.
 type worker struct {
-	c      *consumer
-	pub    sender
-	set    *settler
-	life   context.Context
+	c    *consumer
+	pub  sender
+	set  *settler
+	life context.Context
+	// dbCtx, life without its end, is for the statements of a transaction: a round trip to the
+	// database is short and ends anyway when the database or its connection fails, and one
+	// that can end costs pgx a context watch (an AfterFunc, a channel, the parent's lock) per
+	// round trip. After the session fails, a handler finishes its round trip, then fails.
+	dbCtx  context.Context
 	stop   context.Context         // ends on a graceful stop
 	failed <-chan struct{}         // closed when the session fails
 	evCh   <-chan backend.Delivery // events, in the durable profile; else nil
@@ -280,8 +285,9 @@ func (w *worker) handle(src int, d backend.Delivery) error {
 		_ = d.Nack(true)
 		return fmt.Errorf("begin: %w", err)
 	}
-	if _, err := tx.Exec(w.life, InsertSQL, m.ID, m.Name, m.Email); err != nil {
-		_ = tx.Rollback(w.life)
+	ctx := w.dbCtx
+	if _, err := tx.Exec(ctx, InsertSQL, m.ID, m.Name, m.Email); err != nil {
+		_ = tx.Rollback(ctx)
 		_ = d.Nack(true)
 		return fmt.Errorf("insert: %w", err)
 	}
@@ -295,7 +301,8 @@ func (w *worker) handle(src int, d backend.Delivery) error {
 // turn: one transaction per command still, each event published before its COMMIT, each ack
 // after it.
 func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) error {
-	defer tx.Rollback(w.life)
+	ctx := w.dbCtx
+	defer tx.Rollback(ctx)
 	chain, chains := tx.(backend.Chainer)
 	for {
 		w.evBuf = AppendEvent(w.evBuf[:0], &m)
@@ -304,7 +311,7 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 			return fmt.Errorf("publish event: %w", err)
 		}
 		if !chains || !w.peek() {
-			if err := tx.Commit(w.life); err != nil {
+			if err := tx.Commit(ctx); err != nil {
 				_ = d.Nack(true)
 				return fmt.Errorf("commit: %w", err)
 			}
@@ -313,7 +320,7 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 		}
 		nsrc, nd, nm := w.aheadSrc, w.ahead, w.aheadMsg
 		w.ahead = nil
-		committed, _, err := chain.CommitExec(w.life, InsertSQL, nm.ID, nm.Name, nm.Email)
+		committed, _, err := chain.CommitExec(ctx, InsertSQL, nm.ID, nm.Name, nm.Email)
 		if !committed {
 			_, _ = d.Nack(true), nd.Nack(true)
 			return fmt.Errorf("commit: %w", err)
