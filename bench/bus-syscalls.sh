@@ -9,7 +9,8 @@
 # perf attaches to 'iobench serve bus' once it has started (the first ATTACH_S seconds, the
 # connects, are not counted) and counts until it exits. Prints one line per run: consumer CPU
 # ms per 1,000 commands, and writes, reads, epoll waits and all system calls per command. Needs
-# perf (linux-perf) with access to tracepoints (root, or kernel.perf_event_paranoid <= 1) and jq.
+# perf (linux-perf, installed when missing) with access to tracepoints (root, or
+# kernel.perf_event_paranoid <= 1) and jq.
 set -euo pipefail
 
 [[ $# -eq 2 ]] || { echo "usage: bench/bus-syscalls.sh OLD_IOBENCH NEW_IOBENCH" >&2; exit 2; }
@@ -17,20 +18,14 @@ OLD=$(realpath "$1") NEW=$(realpath "$2")
 ROUNDS=${ROUNDS:-3}
 N=${N:-15000}
 ATTACH_S=${ATTACH_S:-0.4}
-for tool in perf jq; do
-	command -v $tool >/dev/null || { echo "bench/bus-syscalls.sh: $tool not found; apt-get install linux-perf jq" >&2; exit 2; }
-done
+source "$(dirname "$0")/lib.sh"
+need jq perf=linux-perf
 EVENTS=syscalls:sys_enter_write,syscalls:sys_enter_read,syscalls:sys_enter_epoll_pwait,raw_syscalls:sys_enter
 perf stat -e "$EVENTS" -- true >/dev/null 2>&1 ||
 	{ echo "bench/bus-syscalls.sh: perf cannot count syscall tracepoints here; run as root or lower kernel.perf_event_paranoid" >&2; exit 2; }
 OUT=${OUT:-results/bench-bus-syscalls-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
-STATE=$(mktemp -d /tmp/iobench-bench-syscalls.XXXXXX)
-chmod 755 "$STATE" # the servers run as their own users
-unset IOBENCH_AMQP_URL IOBENCH_NATS_URL IOBENCH_DATABASE_URL
-cleanup() { "$OLD" services down --state-dir "$STATE" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
-trap cleanup EXIT
-"$OLD" services up rabbitmq postgres --state-dir "$STATE" >&2
+bus_services "$OLD" syscalls
 
 run() { # label, binary -> one line
 	local base="$OUT/$1-$(date +%H%M%S%N)" pid="" perfpid
