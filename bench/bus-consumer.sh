@@ -19,14 +19,9 @@ SYNC_N=${SYNC_N:-1500}
 command -v jq >/dev/null || { echo "bench/bus-consumer.sh: jq not found; apt-get install jq" >&2; exit 2; }
 OUT=${OUT:-results/bench-bus-consumer-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
-STATE=$(mktemp -d /tmp/iobench-bench-consumer.XXXXXX)
-chmod 755 "$STATE" # the servers run as their own users
-# Servers come from our own 'services up', never from the caller's environment (iobench bus
-# prefers these variables to --state-dir).
-unset IOBENCH_AMQP_URL IOBENCH_NATS_URL IOBENCH_DATABASE_URL
-cleanup() { "$OLD" services down --state-dir "$STATE" >/dev/null 2>&1 || true; rm -rf "$STATE"; }
-trap cleanup EXIT
-"$OLD" services up rabbitmq postgres --state-dir "$STATE" >&2
+# Servers come from our own 'services up', never from the caller's environment.
+source "$(dirname "$0")/lib.sh"
+bus_services "$OLD" consumer
 
 run() { # label, binary, mode, n -> one line
 	local json="$OUT/$1-$3-$(date +%H%M%S%N).json"

@@ -35,3 +35,15 @@ http {
 }
 CONF
 }
+
+# bus_services IOBENCH NAME: starts a private RabbitMQ and PostgreSQL with IOBENCH on free ports,
+# in a state directory of their own (in STATE) that an EXIT trap stops and removes, and unsets
+# the IOBENCH_* service URLs, which 'iobench bus' would take over --state-dir.
+bus_services() {
+  STATE=$(mktemp -d "/tmp/iobench-bench-$2.XXXXXX")
+  chmod 755 "$STATE" # the servers run as their own users
+  unset IOBENCH_AMQP_URL IOBENCH_NATS_URL IOBENCH_DATABASE_URL
+  BUS_SERVICES_IOBENCH=$1
+  trap '"$BUS_SERVICES_IOBENCH" services down --state-dir "$STATE" >/dev/null 2>&1 || true; rm -rf "$STATE"' EXIT
+  "$1" services up rabbitmq postgres --state-dir "$STATE" >&2
+}

@@ -38,6 +38,7 @@ func TestBusBadInput(t *testing.T) {
 		{"amqp-only impl on nats", []string{"bus", "--impl", "php-pure-amqp", "--impls-dir", "../../impls", "--broker", "nats", "--db", "sqlite"}, "speaks AMQP only"},
 		{"serve without urls", []string{"serve", "bus"}, "no broker URL"},
 		{"serve prefetch below", []string{"serve", "bus", "--broker-url", "nats://127.0.0.1:1", "--database-url", "sqlite::memory:", "--concurrency", "8", "--prefetch", "4"}, "prefetch 4 is below concurrency 8"},
+		{"serve negative gogc", []string{"serve", "bus", "--gogc", "-1"}, "--gogc -1: must be 0 or more"},
 		{"serve broker unreachable", []string{"serve", "bus", "--broker-url", closedAMQP, "--database-url", "sqlite::memory:"}, "connection refused"},
 	}
 	for _, tc := range tests {

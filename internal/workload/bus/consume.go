@@ -1,7 +1,6 @@
 package bus
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -183,8 +182,10 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 		once.Do(func() { first = err; close(failed); kill() })
 	}
 	var wg sync.WaitGroup
+	rel := &relay{}
 	for i := range c.workers {
-		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life, stop: ctx, failed: failed, evCh: evCh}
+		w := &worker{c: c, pub: senders[i%len(senders)], set: set, life: life, dbCtx: context.WithoutCancel(life),
+			stop: ctx, failed: failed, evCh: evCh, relay: rel, succ: newSuccessor()}
 		wg.Go(func() {
 			if err := w.run(); err != nil {
 				fail(err)
@@ -205,10 +206,15 @@ func (c *consumer) consumerConfig(queue string) backend.ConsumerConfig {
 // worker is one handler goroutine with its buffer, its event publisher (its own, or shared) and
 // the session's settler.
 type worker struct {
-	c      *consumer
-	pub    sender
-	set    *settler
-	life   context.Context
+	c    *consumer
+	pub  sender
+	set  *settler
+	life context.Context
+	// dbCtx, life without its end, is for the statements of a transaction: a round trip to the
+	// database is short and ends anyway when the database or its connection fails, and one
+	// that can end costs pgx a context watch (an AfterFunc, a channel, the parent's lock) per
+	// round trip. After the session fails, a handler finishes its round trip, then fails.
+	dbCtx  context.Context
 	stop   context.Context         // ends on a graceful stop
 	failed <-chan struct{}         // closed when the session fails
 	evCh   <-chan backend.Delivery // events, in the durable profile; else nil
@@ -217,6 +223,11 @@ type worker struct {
 	ahead    backend.Delivery // taken while a transaction was open; handled next
 	aheadSrc int
 	aheadMsg Message
+
+	relay   *relay // the session's, shared by its workers
+	leg     leg    // this worker's transaction, when open on the relay
+	legOpen bool
+	succ    *successor // this worker's command, when joined to another's leg
 }
 
 // run takes deliveries until the graceful stop or the session fails.
@@ -275,59 +286,142 @@ func (w *worker) handle(src int, d backend.Delivery) error {
 	if m.Type != TypeCommand {
 		return w.set.settle(src, d, report(ReportEvent, &m, d))
 	}
-	tx, err := w.c.db.Begin(w.life)
+	tx, err := w.begin(&m)
 	if err != nil {
 		_ = d.Nack(true)
-		return fmt.Errorf("begin: %w", err)
-	}
-	if _, err := tx.Exec(w.life, InsertSQL, m.ID, m.Name, m.Email); err != nil {
-		_ = tx.Rollback(w.life)
-		_ = d.Nack(true)
-		return fmt.Errorf("insert: %w", err)
+		return err
 	}
 	return w.command(tx, src, d, m)
 }
 
+// begin returns the transaction of command m with its row inserted: begun in the COMMIT round
+// trip of a transaction open for it on the relay, else with BEGIN and the INSERT in a round
+// trip of its own. Either way the transaction is then open on the relay until its event is out.
+func (w *worker) begin(m *Message) (backend.Tx, error) {
+	if w.relay.join(w.succ, m) {
+		<-w.succ.done
+		if w.succ.err != nil {
+			return nil, w.succ.err
+		}
+		w.c.chained.Add(1)
+		w.openLeg(w.succ.tx)
+		return w.succ.tx, nil
+	}
+	tx, err := w.c.db.Begin(w.life)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	w.openLeg(tx)
+	if _, err := tx.Exec(w.dbCtx, InsertSQL, m.ID, m.Name, m.Email); err != nil {
+		_ = tx.Rollback(w.dbCtx)
+		err = fmt.Errorf("insert: %w", err)
+		if next := w.closeLeg(); next != nil {
+			next.hand(nil, err)
+		}
+		return nil, err
+	}
+	return tx, nil
+}
+
+// openLeg opens tx on the relay for another command to join, when tx can chain.
+func (w *worker) openLeg(tx backend.Tx) {
+	if _, ok := tx.(backend.Chainer); ok {
+		w.legOpen = true
+		w.relay.openLeg(&w.leg)
+	}
+}
+
+// closeLeg closes this worker's leg, if open, and returns the command that joined it, if any.
+func (w *worker) closeLeg() *successor {
+	if !w.legOpen {
+		return nil
+	}
+	w.legOpen = false
+	return w.relay.closeLeg(&w.leg)
+}
+
 // command finishes the seed's command handler for m, delivered as d, whose row tx has inserted:
 // it publishes the event inside the transaction, commits, and hands d to the settler. When
-// another command was delivered meanwhile and tx is a backend.Chainer, that command's
-// transaction begins, with its INSERT, in the same round trip as the commit, and is finished in
-// turn: one transaction per command still, each event published before its COMMIT, each ack
-// after it.
+// another command joined tx on the relay while the event went out, or was delivered meanwhile
+// and is taken here, and tx is a backend.Chainer, that command's transaction begins, with its
+// INSERT, in the same round trip as the commit: handed over to the handler that joined, or
+// finished here in turn. One transaction per command still, each event published before its
+// COMMIT, each ack after it.
 func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) error {
-	defer tx.Rollback(w.life)
 	chain, chains := tx.(backend.Chainer)
 	for {
-		w.evBuf = AppendEvent(w.evBuf[:0], &m)
-		if err := w.pub.Publish(w.life, w.evBuf); err != nil {
+		next, err := w.publish(&m)
+		if err != nil {
+			_ = tx.Rollback(w.dbCtx)
 			_ = d.Nack(true)
-			return fmt.Errorf("publish event: %w", err)
+			if next != nil {
+				next.hand(nil, err)
+			}
+			return err
 		}
-		if !chains || !w.peek() {
-			if err := tx.Commit(w.life); err != nil {
+		var nm *Message
+		switch {
+		case next != nil:
+			nm = &next.m
+		case chains && w.peek():
+			nm = &w.aheadMsg
+		default:
+			if err := tx.Commit(w.dbCtx); err != nil {
 				_ = d.Nack(true)
 				return fmt.Errorf("commit: %w", err)
 			}
 			w.c.committed.Add(1)
 			return w.set.settle(src, d, report(ReportCommand, &m, d))
 		}
-		nsrc, nd, nm := w.aheadSrc, w.ahead, w.aheadMsg
+		if err := w.commitWith(chain, src, d, &m, nm); err != nil {
+			_ = tx.Rollback(w.dbCtx) // the next transaction, if it began
+			if next != nil {
+				next.hand(nil, fmt.Errorf("begun with another command's commit: %w", err))
+			} else {
+				_ = w.ahead.Nack(true)
+				w.ahead = nil
+			}
+			return err
+		}
+		if next != nil {
+			next.hand(tx, nil)
+			return nil
+		}
+		w.c.chained.Add(1)
+		src, d, m = w.aheadSrc, w.ahead, *nm
 		w.ahead = nil
-		committed, _, err := chain.CommitExec(w.life, InsertSQL, nm.ID, nm.Name, nm.Email)
-		if !committed {
-			_, _ = d.Nack(true), nd.Nack(true)
-			return fmt.Errorf("commit: %w", err)
-		}
-		w.c.committed.Add(1)
-		if err == nil {
-			w.c.chained.Add(1)
-		}
-		if serr := w.set.settle(src, d, report(ReportCommand, &m, d)); serr != nil || err != nil {
-			_ = nd.Nack(true)
-			return cmp.Or(serr, fmt.Errorf("insert: %w", err))
-		}
-		src, d, m = nsrc, nd, nm
+		w.openLeg(tx)
 	}
+}
+
+// commitWith commits m's transaction, delivered as d, and begins nm's with its INSERT in the
+// same round trip, then hands d to the settler.
+func (w *worker) commitWith(chain backend.Chainer, src int, d backend.Delivery, m, nm *Message) error {
+	committed, _, err := chain.CommitExec(w.dbCtx, InsertSQL, nm.ID, nm.Name, nm.Email)
+	if !committed {
+		_ = d.Nack(true)
+		return fmt.Errorf("commit: %w", err)
+	}
+	w.c.committed.Add(1)
+	if serr := w.set.settle(src, d, report(ReportCommand, m, d)); serr != nil {
+		return serr
+	}
+	if err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	return nil
+}
+
+// publish publishes m's event and closes tx's leg on the relay, returning the command that
+// joined it, if any.
+func (w *worker) publish(m *Message) (*successor, error) {
+	w.evBuf = AppendEvent(w.evBuf[:0], m)
+	err := w.pub.Publish(w.life, w.evBuf)
+	next := w.closeLeg()
+	if err != nil {
+		return next, fmt.Errorf("publish event: %w", err)
+	}
+	return next, nil
 }
 
 // peek takes a delivery that is already waiting, unless the consumer is stopping, to be handled
