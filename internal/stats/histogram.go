@@ -81,9 +81,7 @@ func (h *Histogram) Summary() *result.Latency {
 	for _, p := range Percentiles {
 		l.Percentiles = append(l.Percentiles, result.Percentile{P: p, Value: h.Quantile(p)})
 	}
-	if enc, err := h.h.EncodeV2(); err == nil {
-		l.Histogram = string(enc)
-	}
+	l.Histogram = h.encode()
 	return l
 }
 
@@ -108,10 +106,10 @@ func (h *Histogram) WithinStdev() float64 {
 	mean, sd := h.Mean(), h.Stdev()
 	lo, hi := mean-sd, mean+sd
 	var in int64
-	for _, b := range h.h.Distribution() {
-		if b.Count > 0 && float64(b.From) >= lo && float64(b.To) <= hi {
-			in += b.Count
+	h.eachBucket(func(from, width, count int64) {
+		if float64(from) >= lo && float64(from+width-1) <= hi {
+			in += count
 		}
-	}
+	})
 	return round2(100 * float64(in) / float64(n))
 }
