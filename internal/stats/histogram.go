@@ -76,12 +76,13 @@ func (h *Histogram) Summary() *result.Latency {
 	l.Min = float64(h.h.Min())
 	l.Mean = round2(h.Mean())
 	l.Stdev = round2(h.Stdev())
-	l.WithinStdev = h.WithinStdev()
+	buckets := h.sparse()
+	l.WithinStdev = h.withinStdev(buckets)
 	l.Max = h.Max()
 	for _, p := range Percentiles {
 		l.Percentiles = append(l.Percentiles, result.Percentile{P: p, Value: h.Quantile(p)})
 	}
-	l.Histogram = h.encode()
+	l.Histogram = buckets.encode()
 	return l
 }
 
@@ -98,7 +99,10 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // WithinStdev returns the percentage of samples within one standard deviation of the mean
 // (wrk's "+/- Stdev" column).
-func (h *Histogram) WithinStdev() float64 {
+func (h *Histogram) WithinStdev() float64 { return h.withinStdev(h.sparse()) }
+
+// withinStdev is WithinStdev over buckets, a Sparse copy of h.
+func (h *Histogram) withinStdev(buckets *Sparse) float64 {
 	n := h.Count()
 	if n == 0 {
 		return 0
@@ -106,7 +110,7 @@ func (h *Histogram) WithinStdev() float64 {
 	mean, sd := h.Mean(), h.Stdev()
 	lo, hi := mean-sd, mean+sd
 	var in int64
-	h.eachBucket(func(from, width, count int64) {
+	buckets.each(func(from, width, count int64) {
 		if float64(from) >= lo && float64(from+width-1) <= hi {
 			in += count
 		}

@@ -125,8 +125,8 @@ func spread(n int) *Histogram {
 // WithinStdev to the library's: hdr's Decode reads it back bucket for bucket, and the payload
 // is the one hdr's own EncodeV2 deflates.
 func TestEncodeMatchesLibrary(t *testing.T) {
-	for _, h := range []*Histogram{NewHistogram(), spread(1), spread(20000)} {
-		back, err := Decode(&result.Latency{Histogram: h.encode()})
+	for _, h := range []*Histogram{NewHistogram(), spread(1), spread(20000), full(t)} {
+		back, err := Decode(&result.Latency{Histogram: h.sparse().encode()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +140,7 @@ func TestEncodeMatchesLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ours, theirs := payload(t, h.encode()), payload(t, string(lib)); !bytes.Equal(ours, theirs) {
+		if ours, theirs := payload(t, h.sparse().encode()), payload(t, string(lib)); !bytes.Equal(ours, theirs) {
 			t.Fatalf("payload differs from hdr's EncodeV2 (%d vs %d bytes)", len(ours), len(theirs))
 		}
 	}
@@ -193,4 +193,41 @@ func TestSummaryAllocatesLittle(t *testing.T) {
 	if got := b.TotalAlloc - a.TotalAlloc; got > 256<<10 {
 		t.Errorf("Summary allocated %d KiB, want under 256 KiB", got>>10)
 	}
+}
+
+// TestSparseMatchesHistogram: a Sparse filled from histograms, cleared and filled again, gives
+// the percentiles of the same samples in a Histogram, and adds back into one exactly.
+func TestSparseMatchesHistogram(t *testing.T) {
+	s, h, back := NewSparse(), spread(5000), NewHistogram()
+	s.Add(NewHistogram())
+	s.Add(spread(300))
+	s.Reset()
+	s.Add(h)
+	if s.Count() != h.Count() {
+		t.Fatalf("count %d, want %d", s.Count(), h.Count())
+	}
+	for _, p := range append(Percentiles, 0, 1, 33.3) {
+		if s.Quantile(p) != h.Quantile(p) {
+			t.Errorf("p%g: sparse %v, histogram %v", p, s.Quantile(p), h.Quantile(p))
+		}
+	}
+	s.AddTo(back)
+	if !back.h.Equals(h.h) {
+		t.Fatal("a histogram added to a Sparse and back differs")
+	}
+}
+
+// full has every bucket populated with counts that take three bytes each: its encoding's payload
+// is over the 64 KiB of one stored block.
+func full(t *testing.T) *Histogram {
+	h := NewHistogram()
+	for v := int64(1); v <= highest; {
+		_ = h.h.RecordValues(v, 10_000+v%7)
+		_, w := bucketOf(v)
+		v += w
+	}
+	if n := len(payload(t, h.sparse().encode())); n <= maxStoredBlock {
+		t.Fatalf("full's payload has %d bytes, want more than one stored block", n)
+	}
+	return h
 }
