@@ -13,14 +13,14 @@ type ticker struct {
 	began  time.Time
 	last   time.Time
 	points []result.Point
-	second *stats.Sparse    // scratch: the last second, merged over groups
-	total  *stats.Histogram // everything so far, for "p99 so far"
+	second *stats.Sparse // scratch: the last second, merged over groups
+	total  *stats.Sparse // everything so far, for "p99 so far"
 	done   int64
 	errs   int64
 }
 
 func newTicker(r *run) *ticker {
-	return &ticker{r: r, second: stats.NewSparse(), total: stats.NewHistogram()}
+	return &ticker{r: r, second: stats.NewSparse(), total: stats.NewSparse()}
 }
 
 // begin marks the start of the measured phase.
@@ -44,7 +44,7 @@ func (t *ticker) tick() {
 		done += d
 		errs += e
 	}
-	t.second.AddTo(t.total)
+	t.total.Merge(t.second)
 	t.done += done
 	t.errs += errs
 	p := result.Point{Second: len(t.points) + 1, Span: round3(span.Seconds()), Completed: done, Errors: errs}

@@ -2,10 +2,12 @@ package stats
 
 import hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-// Sparse is a histogram that keeps only its populated buckets, for scratch filled from
-// Histograms and cleared again and again: clearing a Histogram writes all of its 184 KiB (which
-// then stay resident), clearing a Sparse writes nothing. Recording into one costs a search, so
-// hot paths record into Histograms and add those to a Sparse.
+// Sparse is a histogram that keeps only its populated buckets, for figures filled from
+// Histograms once a second: clearing a Histogram writes all of its 184 KiB (which then stay
+// resident), clearing a Sparse writes nothing, and a Sparse holding a run's long tail takes a
+// few bytes per populated bucket where a Histogram has a 4 KiB page resident for every 512
+// buckets the tail reaches. Recording into one costs a search, so hot paths record into
+// Histograms and add those to a Sparse.
 type Sparse struct {
 	p *hdr.PackedHistogram
 }
@@ -18,8 +20,8 @@ func NewSparse() *Sparse {
 // Add adds every sample of h into s.
 func (s *Sparse) Add(h *Histogram) { s.p.MergeFrom(h.h) }
 
-// AddTo adds every sample of s into h.
-func (s *Sparse) AddTo(h *Histogram) { s.p.MergeInto(h.h) }
+// Merge adds every sample of o into s.
+func (s *Sparse) Merge(o *Sparse) { s.p.Merge(o.p) }
 
 // Reset empties s, keeping its memory.
 func (s *Sparse) Reset() { s.p.Reset() }
