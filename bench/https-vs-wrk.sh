@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # https-vs-wrk.sh: iobench's HTTP generator over TLS side by side with wrk, against one nginx
-# serving "Hello world!" over https with a certificate made here (Go's generate_cert.go, ECDSA
-# P-256; no openssl needed). nginx: one worker pinned to CPU 0, TLS 1.2 and 1.3 with TLS 1.3's
-# suite fixed to TLS_AES_128_GCM_SHA256 (OpenSSL's client, wrk's, would prefer AES-256, Go's
-# AES-128), a shared session cache and session tickets, HTTP/1.1 only. Each generator runs
+# serving "Hello world!" over https with a certificate made here (lib.sh hello_nginx_tls: ECDSA
+# P-256, TLS 1.2 and 1.3 with TLS 1.3's suite fixed to TLS_AES_128_GCM_SHA256, a shared session
+# cache and session tickets, HTTP/1.1 only), one worker pinned to CPU 0. Each generator runs
 # pinned to CPU 1 with one thread (-t1, GOMAXPROCS=1) and 100 keep-alive connections; neither
 # verifies the certificate (wrk never does: iobench runs with --insecure). Pairs alternate so
 # that drift hits both tools; prints req/s and the generator's CPU seconds per run, then the
@@ -34,15 +33,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd "$work" && go run "$(go env GOROOT)/src/crypto/tls/generate_cert.go" --host 127.0.0.1,localhost --ecdsa-curve P256 >/dev/null 2>&1)
-user=""
-[[ $(id -u) == 0 ]] && user="user www-data;"
-hello_nginx "$work" "127.0.0.1:$PORT ssl backlog=4096" "ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-  ssl_protocols TLSv1.2 TLSv1.3;
-  ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
-  ssl_session_cache shared:SSL:10m; ssl_session_tickets on;" "$user"
+hello_nginx_tls "$work" "127.0.0.1:$PORT"
 taskset -c "$SERVER_CPU" "$NGINX" -c "$work/nginx.conf"
-for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && break; sleep 0.1; done
+wait_port "$PORT"
 url=https://127.0.0.1:$PORT/
 
 # measure CMD... -> "req/s cpu_s": the run's Requests/sec and the generator's user+system CPU.

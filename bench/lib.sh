@@ -47,3 +47,25 @@ bus_services() {
   trap '"$BUS_SERVICES_IOBENCH" services down --state-dir "$STATE" >/dev/null 2>&1 || true; rm -rf "$STATE"' EXIT
   "$1" services up rabbitmq postgres --state-dir "$STATE" >&2
 }
+
+# hello_nginx_tls DIR ADDR: hello_nginx over TLS on ADDR (host:port) with a certificate made in
+# DIR (Go's generate_cert.go, ECDSA P-256; no openssl needed): TLS 1.2 and 1.3 with TLS 1.3's
+# suite fixed to TLS_AES_128_GCM_SHA256 (OpenSSL's clients, wrk's, would prefer AES-256, Go's
+# AES-128), a shared session cache and session tickets, HTTP/1.1 only; workers as www-data when
+# run as root.
+hello_nginx_tls() {
+  local dir=$1 addr=$2 user=""
+  (cd "$dir" && go run "$(go env GOROOT)/src/crypto/tls/generate_cert.go" --host 127.0.0.1,localhost --ecdsa-curve P256 >/dev/null 2>&1)
+  [[ $(id -u) == 0 ]] && user="user www-data;"
+  hello_nginx "$dir" "$addr ssl backlog=4096" "ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem;
+  ssl_protocols TLSv1.2 TLSv1.3;
+  ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256;
+  ssl_session_cache shared:SSL:10m; ssl_session_tickets on;" "$user"
+}
+
+# wait_port PORT: waits up to 5 s for a listener on 127.0.0.1:PORT.
+wait_port() {
+  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.1; done
+  echo "nothing listens on 127.0.0.1:$1" >&2
+  return 1
+}

@@ -87,13 +87,13 @@ func (g *group) record(s sample) {
 	g.mu.Unlock()
 }
 
-// tick moves the current second's figures out of g, merging its latencies into into.
-func (g *group) tick(span time.Duration, into *stats.Histogram) (done, errs int64) {
+// tick moves the current second's figures out of g, adding its latencies to into.
+func (g *group) tick(span time.Duration, into *stats.Sparse) (done, errs int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	done, errs = g.secDone, g.secErrs
 	g.secDone, g.secErrs = 0, 0
-	into.Merge(g.second)
+	into.Add(g.second)
 	g.second.Reset()
 	if span >= 900*time.Millisecond { // a short last interval would understate the rate
 		g.rates = append(g.rates, float64(done)/span.Seconds())

@@ -13,14 +13,14 @@ type ticker struct {
 	began  time.Time
 	last   time.Time
 	points []result.Point
-	second *stats.Histogram // scratch: the last second, merged over groups
-	total  *stats.Histogram // everything so far, for "p99 so far"
+	second *stats.Sparse // scratch: the last second, merged over groups
+	total  *stats.Sparse // everything so far, for "p99 so far"
 	done   int64
 	errs   int64
 }
 
 func newTicker(r *run) *ticker {
-	return &ticker{r: r, second: stats.NewHistogram(), total: stats.NewHistogram()}
+	return &ticker{r: r, second: stats.NewSparse(), total: stats.NewSparse()}
 }
 
 // begin marks the start of the measured phase.
@@ -75,7 +75,19 @@ func (t *ticker) plannedDuration() time.Duration {
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// collect merges the groups into the run's result, closing the last partial second.
+// adopt returns into with h added, or h itself when into is nil. collect runs once every
+// connection has finished, so the first group's histograms become the run's: copying them into
+// fresh ones would write again every page the run's tail reached, at the run's peak RSS.
+func adopt(into, h *stats.Histogram) *stats.Histogram {
+	if into == nil {
+		return h
+	}
+	into.Merge(h)
+	return into
+}
+
+// collect merges the groups into the run's result, closing the last partial second. Every
+// connection has finished: the groups are read here for the last time.
 func (r *run) collect(t *ticker) *Result {
 	if !t.began.IsZero() && time.Since(t.last) >= 10*time.Millisecond {
 		cb := r.cfg.OnSecond
@@ -83,13 +95,7 @@ func (r *run) collect(t *ticker) *Result {
 		t.tick()
 		r.cfg.OnSecond = cb
 	}
-	res := &Result{Latency: stats.NewHistogram(), Errors: map[string]int64{}, Series: t.points}
-	if r.cfg.Rate > 0 {
-		res.Uncorrected, res.Lag = stats.NewHistogram(), stats.NewHistogram()
-	}
-	if r.cfg.Timing != "" {
-		res.Timing = stats.NewHistogram()
-	}
+	res := &Result{Errors: map[string]int64{}, Series: t.points}
 	if r.cfg.TLS != nil {
 		res.TLS = newTLSResult()
 	}
@@ -103,17 +109,17 @@ func (r *run) collect(t *ticker) *Result {
 	var errs [nClasses]int64
 	for _, g := range r.groups {
 		g.mu.Lock()
-		res.Latency.Merge(g.corrected)
+		res.Latency = adopt(res.Latency, g.corrected)
 		if g.timing != nil {
-			res.Timing.Merge(g.timing)
+			res.Timing = adopt(res.Timing, g.timing)
 			res.Untimed += g.untimed
 		}
 		if g.tls != nil {
 			res.TLS.merge(g.tls)
 		}
 		if g.open {
-			res.Uncorrected.Merge(g.uncorr)
-			res.Lag.Merge(g.lag)
+			res.Uncorrected = adopt(res.Uncorrected, g.uncorr)
+			res.Lag = adopt(res.Lag, g.lag)
 		}
 		res.Completed += g.completed
 		res.Succeeded += g.succeeded

@@ -57,8 +57,10 @@ func DialTLS(ctx context.Context, addr string, cfg *tls.Config, timeout time.Dur
 	return c, nil
 }
 
+// newConn returns a Conn over nc, which reads and writes with raw system calls (rawIO).
 func newConn(nc net.Conn) *Conn {
-	return &Conn{nc: nc, raw: nc, rd: newReader(nc, initialBufSize)}
+	raw := rawIO(nc)
+	return &Conn{nc: raw, raw: raw, rd: newReader(raw, initialBufSize)}
 }
 
 // Do writes req (built once by RequestSpec.Build) and reads exactly one full response, all before

@@ -76,14 +76,13 @@ func (h *Histogram) Summary() *result.Latency {
 	l.Min = float64(h.h.Min())
 	l.Mean = round2(h.Mean())
 	l.Stdev = round2(h.Stdev())
-	l.WithinStdev = h.WithinStdev()
+	buckets := h.sparse()
+	l.WithinStdev = h.withinStdev(buckets)
 	l.Max = h.Max()
 	for _, p := range Percentiles {
 		l.Percentiles = append(l.Percentiles, result.Percentile{P: p, Value: h.Quantile(p)})
 	}
-	if enc, err := h.h.EncodeV2(); err == nil {
-		l.Histogram = string(enc)
-	}
+	l.Histogram = buckets.encode()
 	return l
 }
 
@@ -100,7 +99,10 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // WithinStdev returns the percentage of samples within one standard deviation of the mean
 // (wrk's "+/- Stdev" column).
-func (h *Histogram) WithinStdev() float64 {
+func (h *Histogram) WithinStdev() float64 { return h.withinStdev(h.sparse()) }
+
+// withinStdev is WithinStdev over buckets, a Sparse copy of h.
+func (h *Histogram) withinStdev(buckets *Sparse) float64 {
 	n := h.Count()
 	if n == 0 {
 		return 0
@@ -108,10 +110,10 @@ func (h *Histogram) WithinStdev() float64 {
 	mean, sd := h.Mean(), h.Stdev()
 	lo, hi := mean-sd, mean+sd
 	var in int64
-	for _, b := range h.h.Distribution() {
-		if b.Count > 0 && float64(b.From) >= lo && float64(b.To) <= hi {
-			in += b.Count
+	buckets.each(func(from, width, count int64) {
+		if float64(from) >= lo && float64(from+width-1) <= hi {
+			in += count
 		}
-	}
+	})
 	return round2(100 * float64(in) / float64(n))
 }
