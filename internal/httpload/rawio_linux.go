@@ -25,13 +25,27 @@ func rawIO(nc net.Conn) net.Conn {
 	if err != nil {
 		return nc
 	}
-	return &rawConn{TCPConn: tc, rc: rc}
+	c := &rawConn{TCPConn: tc, rc: rc}
+	c.read.fn, c.write.fn = c.readFd, c.writeFd
+	return c
 }
 
-// rawConn is a TCP connection whose Read and Write are raw system calls (see rawIO).
+// rawConn is a TCP connection whose Read and Write are raw system calls (see rawIO). The
+// callbacks handed to the RawConn are bound once, with their state in the connection, so that a
+// Read or Write allocates nothing; read and write keep apart, as crypto/tls may write (an alert)
+// while a Read is in progress.
 type rawConn struct {
 	*net.TCPConn
-	rc syscall.RawConn
+	rc          syscall.RawConn
+	read, write rawOp
+}
+
+// rawOp is one direction's call in progress: its buffer, what it did, and its bound callback.
+type rawOp struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
+	fn    func(fd uintptr) bool
 }
 
 // Read reads into p once data is there, as net.Conn's Read: io.EOF when the peer closed.
@@ -39,12 +53,11 @@ func (c *rawConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		n, errno = rawCall(syscall.SYS_READ, fd, p)
-		return errno != syscall.EAGAIN
-	})
+	op := &c.read
+	op.p, op.n, op.errno = p, 0, 0
+	err := c.rc.Read(op.fn)
+	n, errno := op.n, op.errno
+	op.p = nil
 	switch {
 	case err != nil:
 		return 0, err
@@ -56,24 +69,20 @@ func (c *rawConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readFd is Read's callback: one read, again on EAGAIN once the socket is readable.
+func (c *rawConn) readFd(fd uintptr) bool {
+	op := &c.read
+	op.n, op.errno = rawCall(syscall.SYS_READ, fd, op.p)
+	return op.errno != syscall.EAGAIN
+}
+
 // Write writes all of p, as net.Conn's Write.
 func (c *rawConn) Write(p []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			m, e := rawCall(syscall.SYS_WRITE, fd, p[n:])
-			if e == syscall.EAGAIN {
-				return false
-			}
-			if e != 0 {
-				errno = e
-				return true
-			}
-			n += m
-		}
-		return true
-	})
+	op := &c.write
+	op.p, op.n, op.errno = p, 0, 0
+	err := c.rc.Write(op.fn)
+	n, errno := op.n, op.errno
+	op.p = nil
 	switch {
 	case err != nil:
 		return n, err
@@ -81,6 +90,23 @@ func (c *rawConn) Write(p []byte) (int, error) {
 		return n, os.NewSyscallError("write", errno)
 	}
 	return n, nil
+}
+
+// writeFd is Write's callback: writes until all of p is out, again on EAGAIN once writable.
+func (c *rawConn) writeFd(fd uintptr) bool {
+	op := &c.write
+	for op.n < len(op.p) {
+		m, e := rawCall(syscall.SYS_WRITE, fd, op.p[op.n:])
+		if e == syscall.EAGAIN {
+			return false
+		}
+		if e != 0 {
+			op.errno = e
+			return true
+		}
+		op.n += m
+	}
+	return true
 }
 
 // rawCall makes the read or write system call trap on fd and p (not empty), retrying on EINTR.

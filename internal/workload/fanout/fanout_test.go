@@ -160,7 +160,7 @@ func goOverlap(recs map[string]*result.Record) []string {
 	return problems
 }
 
-// TestFanoutPythonAndNode runs the Python and Node impls end to end, as CI does after make test
+// TestFanoutPythonAndNode runs the Python and Node impls (both of Node's variants) end to end, as CI does after make test
 // installed their prerequisites. Python's /async awaits a coroutine that starts only when
 // awaited, so, like the seed's Guzzle, nothing overlaps.
 func TestFanoutPythonAndNode(t *testing.T) {
@@ -175,7 +175,7 @@ func TestFanoutPythonAndNode(t *testing.T) {
 	} else if _, err := exec.LookPath("npm"); err != nil {
 		t.Logf("node-fanout skipped: npm not on PATH (install Node.js 20 with npm)")
 	} else {
-		impls = append(impls, "node-fanout")
+		impls = append(impls, "node-fanout", "node-fanout:http-agent") // fetch, and node:http's Agent
 	}
 	if len(impls) == 0 {
 		t.Skip("neither python3-venv nor node with npm is installed")
