@@ -29,17 +29,7 @@ NGINX_PORT=${NGINX_PORT:-18481}
 HELLO_PORT=${HELLO_PORT:-18482}
 work=$(mktemp -d /tmp/iobench-bench.XXXXXX)
 
-need=()
-command -v wrk >/dev/null || need+=(wrk)
-command -v hey >/dev/null || need+=(hey)
-command -v nginx >/dev/null || need+=(nginx)
-[[ -x /usr/bin/time ]] || need+=(time)
-command -v taskset >/dev/null || need+=(util-linux)
-if ((${#need[@]})); then
-  echo "installing ${need[*]}" >&2
-  [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 -print -quit 2>/dev/null) ]] && apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
-fi
+need wrk hey nginx time taskset=util-linux
 make -s build
 BIN=$PWD/bin/iobench
 

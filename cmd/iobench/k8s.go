@@ -10,6 +10,7 @@ import (
 
 	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/compare"
 	"github.com/iobench/iobench/internal/httpcmd"
 	"github.com/iobench/iobench/internal/k8sjob"
 )
@@ -79,7 +80,7 @@ func runK8sJob(cmd *cobra.Command, f *k8sFlags, url string) error {
 	if len(f.failIf) > 0 && f.base == "" {
 		return cli.BadInput("--fail-if judges a change against a base: add --base BASE.json")
 	}
-	if _, err := parseThresholds(f.failIf, 0.05); err != nil {
+	if _, err := parseThresholds(f.failIf, compare.DefaultAlpha); err != nil {
 		return err
 	}
 	if err := checkSplit(cmd, f.spec.Agents); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,14 +55,10 @@ func runExport(cmd *cobra.Command, args []string, f reportFlags) error {
 // checkExportFlags refuses what --format cannot do: an unknown format, the files' flags of the
 // report, and --histogram with another format than hgrm.
 func checkExportFlags(cmd *cobra.Command, f reportFlags) error {
-	known := false
-	for _, k := range formats {
-		known = known || k == f.format
-	}
 	switch {
 	case f.format == "":
 		return cli.BadInput("--histogram chooses the histogram of --format hgrm; add --format hgrm or drop it")
-	case !known:
+	case !slices.Contains(formats, f.format):
 		return cli.BadInput("--format %q: choose one of %s", f.format, strings.Join(formats, ", "))
 	case cmd.Flags().Changed("out") || cmd.Flags().Changed("title") || cmd.Flags().Changed("quiet"):
 		return cli.BadInput("--format prints to stdout and writes no report files: drop --out, --title and --quiet")

@@ -42,7 +42,6 @@ func Local(ctx context.Context, run httpcmd.LocalRun) error {
 	c := New(Config{Agents: run.Agents, Run: id, Timeout: wait, Log: run.Err})
 	fmt.Fprintf(run.Err, "agents-local: %d agents measuring from %s, run %s\n", run.Agents, start.Format("15:04:05.000"), id)
 	srv := c.Serve(l)
-	defer Stop(srv)
 	base := append(slices.Clone(run.Args), "--start-at", fmt.Sprintf("@%.3f", float64(start.UnixMilli())/1000),
 		"--run", id, "--collector", "http://"+l.Addr().String()+"/records", "--quiet")
 	agents := startAgents(ctx, self, base, run.Agents)

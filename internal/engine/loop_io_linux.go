@@ -2,7 +2,6 @@ package engine
 
 import (
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -169,20 +168,15 @@ func (l *loop) read(c *loopConn) {
 // without telling the scheduler, which saves the runtime's bookkeeping around every system call
 // (entersyscall, exitsyscall) on both system calls of every request.
 func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
+	if len(b) == 0 {
+		return 0, false, nil // what a read or write of nothing returns
 	}
-	for {
-		r, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
-		switch errno {
-		case 0:
-			return int(r), false, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return 0, true, nil
-		}
+	switch n, errno := httpload.RawCall(trap, uintptr(fd), b); errno {
+	case 0:
+		return n, false, nil
+	case unix.EAGAIN:
+		return 0, true, nil
+	default:
 		return 0, false, errno
 	}
 }

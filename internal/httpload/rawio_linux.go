@@ -72,7 +72,7 @@ func (c *rawConn) Read(p []byte) (int, error) {
 // readFd is Read's callback: one read, again on EAGAIN once the socket is readable.
 func (c *rawConn) readFd(fd uintptr) bool {
 	op := &c.read
-	op.n, op.errno = rawCall(syscall.SYS_READ, fd, op.p)
+	op.n, op.errno = RawCall(syscall.SYS_READ, fd, op.p)
 	return op.errno != syscall.EAGAIN
 }
 
@@ -96,7 +96,7 @@ func (c *rawConn) Write(p []byte) (int, error) {
 func (c *rawConn) writeFd(fd uintptr) bool {
 	op := &c.write
 	for op.n < len(op.p) {
-		m, e := rawCall(syscall.SYS_WRITE, fd, op.p[op.n:])
+		m, e := RawCall(syscall.SYS_WRITE, fd, op.p[op.n:])
 		if e == syscall.EAGAIN {
 			return false
 		}
@@ -109,8 +109,9 @@ func (c *rawConn) writeFd(fd uintptr) bool {
 	return true
 }
 
-// rawCall makes the read or write system call trap on fd and p (not empty), retrying on EINTR.
-func rawCall(trap, fd uintptr, p []byte) (int, syscall.Errno) {
+// RawCall makes the read or write system call trap on fd and p (not empty) without telling the
+// runtime (the socket must be non-blocking), retrying on EINTR; the event-loop engine uses it too.
+func RawCall(trap, fd uintptr, p []byte) (int, syscall.Errno) {
 	for {
 		r, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		if e != syscall.EINTR {
