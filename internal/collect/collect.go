@@ -103,9 +103,6 @@ func (c *Collector) Wait(ctx context.Context, command []string) (*result.Record,
 	defer c.mu.Unlock()
 	c.quiet = true
 	if !c.set.Complete() {
-		if c.set.Count == 0 {
-			c.set.Count = c.cfg.Agents
-		}
 		_, err := c.set.Merge(command)
 		return nil, fmt.Errorf("%w after waiting %s", err, c.cfg.Timeout)
 	}

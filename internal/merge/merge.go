@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
@@ -114,11 +113,8 @@ func sumCounts(out *result.Record, recs []*result.Record) {
 // points have none; the merged histograms have them for the whole run.
 func series(recs []*result.Record, origin time.Time) []result.Point {
 	byKey := map[int64]*result.Point{}
-	for _, r := range recs {
-		pts := append([]result.Point(nil), r.Series...)
-		keyed := &result.Record{StartedAt: r.StartedAt, Series: pts}
-		agent.KeySeries(keyed)
-		for _, p := range pts {
+	for _, r := range recs { // an agent's record comes keyed by wall clock (agent.Spec.Stamp)
+		for _, p := range r.Series {
 			k := int64(math.Round(float64(p.At-origin.UnixMilli()) / 1000))
 			m := byKey[k]
 			if m == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
 )
@@ -32,6 +33,7 @@ func agentRecord(run string, i, n int, start time.Time, samples []time.Duration)
 	for s := 0; s < secs; s++ {
 		rec.Series = append(rec.Series, result.Point{Second: s + 1, Span: 1, Completed: int64(len(samples) / secs)})
 	}
+	agent.KeySeries(rec) // as agent.Spec.Stamp does
 	return rec
 }
 

@@ -82,16 +82,6 @@ func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 	return s
 }
 
-// SeedVerdicts returns each seed's claims computed from recs, by seed id: what the closing lines
-// of `iobench run seeds` and the tests read.
-func SeedVerdicts(recs []*result.Record) map[string][]ClaimResult {
-	out := map[string][]ClaimResult{}
-	for _, s := range seedSections(recs) {
-		out[s.ID] = s.Claims
-	}
-	return out
-}
-
 // markdownSeeds writes the seeds' table of contents and a section per seed.
 func markdownSeeds(b *strings.Builder, seeds []seedSection) {
 	if len(seeds) == 0 {

@@ -76,8 +76,9 @@ func TestSeedSections(t *testing.T) {
 func TestSeedVerdictFollowsRecords(t *testing.T) {
 	recs := loadSeedRecords(t)
 	decisive := 0
-	for id, claims := range SeedVerdicts(recs) {
-		for _, c := range claims {
+	for _, s := range seedSections(recs) {
+		id := s.ID
+		for _, c := range s.Claims {
 			same := "about the same as"
 			if c.Outcome != ClaimHolds && c.Outcome != ClaimFails || c.SeedWords == same || claimDirection(c.Ours) == same {
 				continue
