@@ -34,9 +34,8 @@ make -s build
 BIN=$PWD/bin/iobench
 
 cleanup() {
-  [[ -f $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
   [[ -n ${hello_pid:-} ]] && kill "$hello_pid" 2>/dev/null || true
-  rm -rf "$work"
+  stop_nginx "$work"
 }
 trap cleanup EXIT
 
@@ -46,11 +45,9 @@ server_pin=(); gen_pin=()
 if [[ $PIN == 1 ]]; then server_pin=(taskset -c "$SERVER_CPU"); gen_pin=(taskset -c "$GEN_CPU"); fi
 
 hello_nginx "$work" "127.0.0.1:$NGINX_PORT backlog=4096"
-"${server_pin[@]}" nginx -c "$work/nginx.conf"
+run_nginx "$work" "$NGINX_PORT" "${server_pin[@]}"
 "${server_pin[@]}" "$BIN" serve hello --listen 127.0.0.1:$HELLO_PORT & hello_pid=$!
-for port in $NGINX_PORT $HELLO_PORT; do
-  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
-done
+wait_port "$HELLO_PORT"
 
 # measure NAME CMD... -> one line: name req/s p50 p99 cpu_s rss_kib
 measure() {

@@ -23,19 +23,13 @@ chmod 755 "$work" # nginx's workers may run as another user
 
 source bench/lib.sh
 need wrk nginx taskset=util-linux time bc
-NGINX=$(type -P nginx || echo /usr/sbin/nginx)
 make -s build
 BIN=$PWD/bin/iobench
 
-cleanup() {
-  [[ -f $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'stop_nginx "$work"' EXIT
 
 hello_nginx_tls "$work" "127.0.0.1:$PORT"
-taskset -c "$SERVER_CPU" "$NGINX" -c "$work/nginx.conf"
-wait_port "$PORT"
+run_nginx "$work" "$PORT" taskset -c "$SERVER_CPU"
 url=https://127.0.0.1:$PORT/
 
 # measure CMD... -> "req/s cpu_s": the run's Requests/sec and the generator's user+system CPU.

@@ -28,15 +28,10 @@ work=$(mktemp -d /tmp/iobench-bench-rss.XXXXXX)
 chmod 755 "$work" # nginx's workers may run as another user
 
 need nginx taskset=util-linux time bc
-NGINX=$(type -P nginx || echo /usr/sbin/nginx)
 make -s build
 LEAN=$PWD/bin/iobench-http
 
-cleanup() {
-  [[ -f $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'stop_nginx "$work"' EXIT
 
 flags=()
 case $SCHEME in
@@ -44,8 +39,7 @@ case $SCHEME in
   https) hello_nginx_tls "$work" "127.0.0.1:$PORT"; flags=(--insecure) ;;
   *) echo "SCHEME=$SCHEME: use http or https" >&2; exit 2 ;;
 esac
-taskset -c "$SERVER_CPU" "$NGINX" -c "$work/nginx.conf"
-wait_port "$PORT"
+run_nginx "$work" "$PORT" taskset -c "$SERVER_CPU"
 url=$SCHEME://127.0.0.1:$PORT/
 
 printf '%-8s %-4s %10s %10s\n' duration run peak_KiB req/s

@@ -69,3 +69,18 @@ wait_port() {
   echo "nothing listens on 127.0.0.1:$1" >&2
   return 1
 }
+
+# run_nginx DIR PORT [PIN...]: starts the nginx of DIR/nginx.conf (hello_nginx or hello_nginx_tls),
+# behind the command prefix PIN (e.g. taskset -c 0), and waits for PORT.
+run_nginx() {
+  local dir=$1 port=$2
+  shift 2
+  "$@" "$(type -P nginx || echo /usr/sbin/nginx)" -c "$dir/nginx.conf"
+  wait_port "$port"
+}
+
+# stop_nginx DIR: stops the nginx that run_nginx started from DIR and removes DIR (for an EXIT trap).
+stop_nginx() {
+  [[ -f $1/nginx.pid ]] && kill "$(cat "$1/nginx.pid")" 2>/dev/null || true
+  rm -rf "$1"
+}

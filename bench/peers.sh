@@ -60,17 +60,9 @@ install_peers() {
 
 start_nginx() {
   hello_nginx "$work" "127.0.0.1:$PORT backlog=4096"
-  taskset -c "$SERVER_CPU" nginx -c "$work/nginx.conf"
-  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && return; sleep 0.1; done
-  echo "peers.sh: nginx did not listen on $PORT" >&2
-  exit 1
+  run_nginx "$work" "$PORT" taskset -c "$SERVER_CPU"
 }
-
-cleanup() {
-  [[ -f $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'stop_nginx "$work"' EXIT
 
 # k6_script RATE: a k6 script for CONNS VUs as fast as they go (RATE 0) or RATE req/s.
 k6_script() {
