@@ -187,7 +187,8 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), FirstRun: anchors[g.Records[0]]})
 	}
 	p.Side = sideRows(groups, colors)
-	p.Seed, p.SeedNote, p.SeedSources, p.SeedAnchor = seedRows(unclaimed(groups)), seedNote, seedSources(unclaimed(groups)), "seed"
+	free := unclaimed(groups)
+	p.Seed, p.SeedNote, p.SeedSources, p.SeedAnchor = seedRows(free), seedNote, seedSources(free), "seed"
 	p.Sections = sections(groups)
 	p.Seeds = seedSections(recs)
 	ratios := Ratios(groups)

@@ -37,8 +37,8 @@ func Ensure(ns uint64) error {
 
 // Current returns the calling thread's timer slack in nanoseconds, 0 if it cannot be read.
 func Current() uint64 {
-	r, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, unix.PR_GET_TIMERSLACK, 0, 0)
-	if errno != 0 {
+	r, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
 		return 0
 	}
 	return uint64(r)
