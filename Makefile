@@ -36,12 +36,14 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
 # The services are real (RabbitMQ, PostgreSQL, Redis, Memcached) and started once for all packages;
-# they are stopped again whatever the tests say.
+# they are stopped again whatever the tests say. The allocation tests skip under -race (the race
+# detector allocates), so they run once more without it.
 test: build vet
 	bash scripts/install-services.sh --with-test-tools
 	./$(BIN) services up --state-dir $(TEST_STATE)
 	set -e; eval "$$(./$(BIN) services env --state-dir $(TEST_STATE))"; \
 	status=0; $(GO) test -race -timeout 15m ./... || status=$$?; \
+	$(GO) test -count=1 -run Allocs ./internal/engine/ ./internal/httpload/ ./internal/httpcmd/ || status=$$?; \
 	./$(BIN) services down --state-dir $(TEST_STATE); exit $$status
 
 bench: build
