@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -151,6 +152,10 @@ func (c *wireConn) exchange(ctx context.Context) error {
 	_, err := c.conn.Write(c.out)
 	c.out = c.out[:0]
 	if err == nil {
+		// The server needs tens of microseconds to answer: letting the goroutines ready to
+		// run go first makes it likelier that the reply is there at the first read, which
+		// then does not fail with EAGAIN and park the goroutine until the poller sees it.
+		runtime.Gosched()
 		err = c.replies()
 	}
 	if err != nil && ctx.Err() != nil {
