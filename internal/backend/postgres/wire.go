@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -250,7 +251,7 @@ func (c *wireConn) fill(n int) error {
 // tagResult reads a CommandComplete's tag ("INSERT 0 1", "COMMIT", ...).
 func tagResult(body []byte) result {
 	tag := body
-	if i := indexZero(tag); i >= 0 {
+	if i := bytes.IndexByte(tag, 0); i >= 0 {
 		tag = tag[:i]
 	}
 	switch string(tag) {
@@ -273,49 +274,22 @@ func tagResult(body []byte) result {
 // pgError reads an ErrorResponse's fields into the error pgx would return.
 func pgError(body []byte) *pgconn.PgError {
 	e := &pgconn.PgError{}
+	fields := map[byte]*string{
+		'S': &e.Severity, 'V': &e.SeverityUnlocalized, 'C': &e.Code, 'M': &e.Message,
+		'D': &e.Detail, 'H': &e.Hint, 'W': &e.Where, 's': &e.SchemaName, 't': &e.TableName,
+		'c': &e.ColumnName, 'n': &e.ConstraintName,
+	}
 	for len(body) > 1 {
-		field := body[0]
-		i := indexZero(body[1:])
+		i := bytes.IndexByte(body[1:], 0)
 		if i < 0 {
 			break
 		}
-		v := string(body[1 : 1+i])
-		body = body[2+i:]
-		switch field {
-		case 'S':
-			e.Severity = v
-		case 'V':
-			e.SeverityUnlocalized = v
-		case 'C':
-			e.Code = v
-		case 'M':
-			e.Message = v
-		case 'D':
-			e.Detail = v
-		case 'H':
-			e.Hint = v
-		case 'W':
-			e.Where = v
-		case 's':
-			e.SchemaName = v
-		case 't':
-			e.TableName = v
-		case 'c':
-			e.ColumnName = v
-		case 'n':
-			e.ConstraintName = v
+		if f := fields[body[0]]; f != nil {
+			*f = string(body[1 : 1+i])
 		}
+		body = body[2+i:]
 	}
 	return e
-}
-
-func indexZero(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 // close ends the session (Terminate) and closes the socket.
