@@ -173,6 +173,9 @@ func (c *wireConn) replies() error {
 		if err != nil {
 			c.broken = true
 			c.forget()
+			if first != nil { // the server said why before it closed: FATAL, for instance
+				return first
+			}
 			return err
 		}
 		switch typ {
