@@ -2,13 +2,16 @@
 //
 // Queries use ? placeholders, rewritten to $1..$n by Rebind (outside quoted strings, quoted
 // identifiers, dollar-quoted strings and comments; so the jsonb operators ?, ?| and ?& cannot
-// be written bare). Statements are prepared once per connection and cached (pgx's default
-// QueryExecModeCacheStatement). Transactions run at READ COMMITTED, and BEGIN goes out with the
-// first statement of a transaction in one write (a pgconn batch of both, prepared; string
-// arguments go as text, others as pgx encodes them), so the bus's BEGIN; INSERT costs one round
-// trip after the first, and COMMIT one more. Tx.CommitExec (backend.Chainer) sends COMMIT, BEGIN
-// and the next transaction's first statement in one write and one round trip, and tells whether
-// the commit went through when something failed. QueryInt reads SQL NULL as 0.
+// be written bare). Statements outside transactions go through the pgx pool, prepared once per
+// connection and cached (pgx's default QueryExecModeCacheStatement). Transactions run at READ
+// COMMITTED on connections taken from the pool once and hijacked (txConns), on which the Tx
+// speaks the extended query protocol itself (wireConn): each statement parsed once per
+// connection, then Bind and Execute of each statement of a round trip and one Sync in one
+// write, every argument as text (strings, integers, booleans, byte slices, nil). BEGIN goes out
+// with the first statement of a transaction, so the bus's BEGIN; INSERT costs one round trip,
+// and COMMIT one more. Tx.CommitExec (backend.Chainer) sends COMMIT, BEGIN and the next
+// transaction's first statement in one write and one round trip, and tells whether the commit
+// went through when something failed. QueryInt reads SQL NULL as 0.
 //
 // The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS.
 // Open pings the server, so an unreachable server, a wrong password or a missing database

@@ -27,6 +27,7 @@ type Options struct {
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
+	tx   *txConns // the connections of transactions
 }
 
 var (
@@ -56,7 +57,7 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, connectErr(rawURL, cfg, err)
 	}
-	return &DB{pool: pool}, nil
+	return &DB{pool: pool, tx: newTxConns(pool, int(cfg.MaxConns))}, nil
 }
 
 // MaxConns returns the pool size.
@@ -122,27 +123,34 @@ func (db *DB) QueryInt(ctx context.Context, query string, args ...any) (int64, e
 // beginSQL opens every transaction: READ COMMITTED, as pgx's BeginTx would say it.
 const beginSQL = "begin isolation level read committed"
 
-// Begin takes a connection from the pool until Commit or Rollback. BEGIN itself goes out with
-// the transaction's first statement, in one write and one round trip (a pipeline).
+// commitSQL ends a transaction, alone or chained to the next by CommitExec.
+const commitSQL = "commit"
+
+// Begin takes a connection for a transaction until Commit or Rollback (see txConns). BEGIN
+// itself goes out with the transaction's first statement, in one write and one round trip.
 func (db *DB) Begin(ctx context.Context) (backend.Tx, error) {
-	conn, err := db.pool.Acquire(ctx)
+	c, err := db.tx.get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
-	return &Tx{conn: conn}, nil
+	return &Tx{conns: db.tx, conn: c}, nil
 }
 
-// Close closes every connection of the pool, waiting for those in use to be released.
+// Close closes every connection: the pool's, waiting for those in use to be released, and the
+// idle ones of transactions (those in use are closed when their transaction ends).
 func (db *DB) Close() error {
+	db.tx.close()
 	db.pool.Close()
 	return nil
 }
 
-// Tx is a READ COMMITTED transaction on a connection of its own. It implements backend.Tx and
-// is not safe for concurrent use.
+// Tx is a READ COMMITTED transaction on a connection of its own, spoken to by wireConn. It
+// implements backend.Tx and is not safe for concurrent use. Statement arguments may be
+// strings, integers, booleans, byte slices or nil.
 type Tx struct {
-	conn  *pgxpool.Conn // nil once the transaction has ended and the connection is back
-	begun bool          // BEGIN was sent
+	conns *txConns
+	conn  *wireConn // nil once the transaction has ended and the connection is back
+	begun bool      // BEGIN was sent
 }
 
 // Exec runs a statement in the transaction and returns the number of rows it affected; the
@@ -151,102 +159,33 @@ func (t *Tx) Exec(ctx context.Context, query string, args ...any) (int64, error)
 	if t.conn == nil {
 		return 0, fmt.Errorf("postgres: exec: %w", pgx.ErrTxClosed)
 	}
-	query = rebindCached(query)
-	if !t.begun {
-		t.begun = true
-		return t.beginWith(ctx, query, args)
-	}
-	tag, err := t.conn.Exec(ctx, query, args...)
-	if err != nil {
+	first := !t.begun
+	t.begun = true
+	if _, err := t.run(ctx, false, first, rebindCached(query), args); err != nil {
 		return 0, fmt.Errorf("postgres: exec: %w", err)
 	}
-	return tag.RowsAffected(), nil
+	return t.conn.res[t.conn.nres-1].rows, nil
 }
 
-// beginWith sends BEGIN and the first statement in one write and reads both results.
-func (t *Tx) beginWith(ctx context.Context, query string, args []any) (int64, error) {
-	tags, _, err := t.pipeline(ctx, false, query, args)
-	if err != nil {
-		return 0, fmt.Errorf("postgres: exec: %w", err)
-	}
-	return tags[2].RowsAffected(), nil
-}
-
-// commitSQL ends a transaction that CommitExec chains to the next.
-const commitSQL = "commit"
-
-// pipeline sends COMMIT when commit is set, then BEGIN and query with args, in one write (a
-// batch, each statement prepared once per connection), and reads their results: the command
-// tags of those that completed (tags[0] is COMMIT's, tags[1] BEGIN's, tags[2] the statement's),
-// how many did, and the first error. It goes to pgconn directly: pgx's own batches cost the
-// bus consumer a tenth of its CPU in bookkeeping.
-func (t *Tx) pipeline(ctx context.Context, commit bool, query string, args []any) (tags [3]pgconn.CommandTag, done int, err error) {
-	c := t.conn.Conn()
-	var b pgconn.Batch
-	first := 1
+// run sends, in one exchange, COMMIT when commit is set, BEGIN when begin is, then query with
+// args, and reads their results into t.conn.res; done is how many of them completed.
+func (t *Tx) run(ctx context.Context, commit, begin bool, query string, args []any) (done int, err error) {
+	c := t.conn
 	if commit {
-		first = 0
-		sd, err := c.Prepare(ctx, commitSQL, commitSQL)
-		if err != nil {
-			return tags, 0, err
-		}
-		b.ExecStatement(sd, nil, nil, nil)
+		_ = c.queue(commitSQL, nil)
 	}
-	begin, err := c.Prepare(ctx, beginSQL, beginSQL)
-	if err != nil {
-		return tags, 0, err
+	if begin {
+		_ = c.queue(beginSQL, nil)
 	}
-	sd, err := c.Prepare(ctx, query, query)
-	if err != nil {
-		return tags, 0, err
+	if err := c.queue(query, args); err != nil {
+		return 0, err
 	}
-	b.ExecStatement(begin, nil, nil, nil)
-	if err := queue(&b, c, sd, args); err != nil {
-		return tags, 0, err
-	}
-	mrr := c.PgConn().ExecBatch(ctx, &b)
-	done = first
-	for mrr.NextResult() {
-		tag, err := mrr.ResultReader().Close()
-		if err == nil && done < len(tags) {
-			tags[done] = tag
-			done++
-		}
-	}
-	return tags, done - first, mrr.Close()
+	err = c.exchange(ctx)
+	return c.nres, err
 }
 
-// queue adds the statement sd with args to b: strings as text as they are, anything else
-// encoded by pgx.
-func queue(b *pgconn.Batch, c *pgx.Conn, sd *pgconn.StatementDescription, args []any) error {
-	params := make([][]byte, 0, len(args))
-	for _, a := range args {
-		s, ok := a.(string)
-		if !ok {
-			var eqb pgx.ExtendedQueryBuilder
-			if err := eqb.Build(c.TypeMap(), sd, args); err != nil {
-				return err
-			}
-			b.ExecStatement(sd, eqb.ParamValues, eqb.ParamFormats, eqb.ResultFormats)
-			return nil
-		}
-		params = append(params, []byte(s))
-	}
-	b.ExecStatement(sd, params, nil, nil)
-	return nil
-}
-
-// lastResult reads every result of mrr and returns the last command tag, or the first error.
-func lastResult(mrr *pgconn.MultiResultReader) (pgconn.CommandTag, error) {
-	var tag pgconn.CommandTag
-	for mrr.NextResult() {
-		tag, _ = mrr.ResultReader().Close()
-	}
-	return tag, mrr.Close()
-}
-
-// Commit commits the transaction and returns its connection to the pool. A transaction whose
-// statement failed is rolled back by the server, and Commit says so with pgx.ErrTxCommitRollback.
+// Commit commits the transaction and gives its connection back. A transaction whose statement
+// failed is rolled back by the server, and Commit says so with pgx.ErrTxCommitRollback.
 func (t *Tx) Commit(ctx context.Context) error {
 	if t.conn == nil {
 		return fmt.Errorf("postgres: commit: %w", pgx.ErrTxClosed)
@@ -255,11 +194,11 @@ func (t *Tx) Commit(ctx context.Context) error {
 	if !t.begun {
 		return nil
 	}
-	tag, err := lastResult(t.conn.Conn().PgConn().Exec(ctx, "commit"))
+	_, err := t.run(ctx, false, false, commitSQL, nil)
 	switch {
 	case err != nil:
 		return fmt.Errorf("postgres: commit: %w", err)
-	case tag.String() == "ROLLBACK":
+	case t.conn.res[0].verb != "COMMIT":
 		return fmt.Errorf("postgres: commit: %w", pgx.ErrTxCommitRollback)
 	}
 	return nil
@@ -273,15 +212,15 @@ func (t *Tx) CommitExec(ctx context.Context, query string, args ...any) (committ
 		return false, 0, fmt.Errorf("postgres: commit: %w", pgx.ErrTxClosed)
 	}
 	if !t.begun { // nothing to commit yet
-		t.begun = true
-		rows, err = t.beginWith(ctx, rebindCached(query), args)
+		rows, err = t.Exec(ctx, query, args...)
 		if err != nil {
 			t.release()
 		}
 		return true, rows, err
 	}
-	tags, done, err := t.pipeline(ctx, true, rebindCached(query), args)
-	committed = done > 0 && tags[0].String() == "COMMIT"
+	done, err := t.run(ctx, true, true, rebindCached(query), args)
+	res := &t.conn.res
+	committed = done > 0 && res[0].verb == "COMMIT"
 	switch {
 	case done > 0 && !committed:
 		err = fmt.Errorf("postgres: commit: %w", pgx.ErrTxCommitRollback)
@@ -291,10 +230,10 @@ func (t *Tx) CommitExec(ctx context.Context, query string, args ...any) (committ
 		err = fmt.Errorf("postgres: exec: %w", err)
 	}
 	if err != nil {
-		t.release() // the pool closes a connection left in a transaction
+		t.release() // a connection left in a transaction is closed
 		return committed, 0, err
 	}
-	return true, tags[2].RowsAffected(), nil
+	return true, res[2].rows, nil
 }
 
 // Rollback aborts the transaction; after Commit or a previous Rollback it returns nil.
@@ -306,15 +245,15 @@ func (t *Tx) Rollback(ctx context.Context) error {
 	if !t.begun {
 		return nil
 	}
-	if _, err := t.conn.Exec(ctx, "rollback"); err != nil {
+	if _, err := t.run(ctx, false, false, "rollback", nil); err != nil {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
 	return nil
 }
 
-// release returns the connection to the pool, which closes it unless it is idle, outside any
+// release gives the connection back, which closes it unless it is idle, outside any
 // transaction (after a failed COMMIT or ROLLBACK, for instance).
 func (t *Tx) release() {
-	t.conn.Release()
+	t.conns.put(t.conn)
 	t.conn = nil
 }

@@ -1,0 +1,111 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/iobench/iobench/internal/backend/postgres"
+)
+
+// TestTxArguments covers what a transaction's statements take as arguments, each sent as text:
+// strings, integers, booleans, byte slices and nil (NULL); another type fails before anything
+// is sent, and the transaction goes on.
+func TestTxArguments(t *testing.T) {
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+	t.Cleanup(func() { db.Close() })
+	ctx := t.Context()
+	table := fmt.Sprintf("iobench_args_%d", time.Now().UnixNano())
+	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, s text, b bool, n int)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(t.Context(), "DROP TABLE "+table) })
+	insert := "INSERT INTO " + table + " (id, s, b, n) VALUES (?, ?, ?, ?)"
+
+	tx := begin(t, db)
+	rows := [][]any{
+		{1, "it's ?", true, int32(-7)},
+		{int64(1) << 40, []byte("bytes"), false, nil},
+	}
+	for _, args := range rows {
+		if n, err := tx.Exec(ctx, insert, args...); err != nil || n != 1 {
+			t.Fatalf("Exec%v = %d, %v", args, n, err)
+		}
+	}
+	if _, err := tx.Exec(ctx, insert, 3, "x", true, 1.5); err == nil {
+		t.Fatal("a float64 argument: no error")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("Commit after a refused argument: %v", err)
+	}
+	for q, want := range map[string]int64{
+		"SELECT count(*) FROM " + table: 2,
+		"SELECT count(*) FROM " + table + " WHERE id = 1 AND s = 'it''s ?' AND b AND n = -7":    1,
+		"SELECT count(*) FROM " + table + " WHERE id = 1099511627776 AND s = 'bytes' AND NOT b": 1,
+		"SELECT count(*) FROM " + table + " WHERE n IS NULL":                                    1,
+	} {
+		if n, err := db.QueryInt(ctx, q); err != nil || n != want {
+			t.Errorf("%s = %d, %v; want %d", q, n, err, want)
+		}
+	}
+}
+
+// TestTxServerErrors covers the server's errors: returned as pgx would (a *pgconn.PgError), and
+// a statement that failed to prepare is prepared again next time on the same connection.
+func TestTxServerErrors(t *testing.T) {
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+	t.Cleanup(func() { db.Close() })
+	ctx := t.Context()
+	for range 2 {
+		tx := begin(t, db)
+		_, err := tx.Exec(ctx, "INSERT INTO iobench_no_such_table (id) VALUES (?)", 1)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42P01" || pgErr.Severity != "ERROR" || pgErr.Message == "" {
+			t.Fatalf("Exec on a missing table = %v, want a PgError of code 42P01", err)
+		}
+		if err := tx.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+			t.Fatalf("Commit after a failed statement = %v, want ErrTxCommitRollback", err)
+		}
+	}
+	tx := begin(t, db)
+	if n, err := tx.Exec(ctx, "SELECT 1 WHERE ? = 'a'", "a"); err != nil || n != 1 {
+		t.Fatalf("SELECT after the errors = %d, %v; want 1 row", n, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTxConnectionLost covers a transaction whose connection the server ends: its statements
+// fail, and the next transaction runs on a new connection.
+func TestTxConnectionLost(t *testing.T) {
+	db, table := scratchTable(t, 1)
+	ctx := t.Context()
+	insert := "INSERT INTO " + table + " (id) VALUES (?)"
+	tx := begin(t, db)
+	if _, err := tx.Exec(ctx, insert, 1); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.QueryInt(ctx, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE $1",
+		"INSERT INTO "+table+"%")
+	if err != nil || n != 1 {
+		t.Fatalf("terminating the transaction's backend: %d, %v", n, err)
+	}
+	if err := tx.Commit(ctx); err == nil {
+		t.Fatal("Commit on a terminated connection: no error")
+	}
+	tx = begin(t, db)
+	if _, err := tx.Exec(ctx, insert, 2); err != nil {
+		t.Fatalf("Exec on the next connection: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.QueryInt(ctx, "SELECT count(*) FROM "+table); err != nil || n != 1 {
+		t.Fatalf("rows = %d, %v; want 1 (the terminated transaction's row gone)", n, err)
+	}
+}
