@@ -83,7 +83,9 @@ func newServeUpstreamCmd() *cobra.Command {
 				return listenError(listen, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench upstream: listening on http://%s/ (delay %v)\n", ln.Addr(), delay)
-			if err := web.Serve(cmd.Context(), ln, &fanout.Upstream{Delay: delay}); err != nil {
+			up := &fanout.Upstream{Delay: delay}
+			defer up.Close()
+			if err := web.Serve(cmd.Context(), ln, up); err != nil {
 				return cli.Failed(fmt.Errorf("serve upstream on %s: %w", ln.Addr(), err))
 			}
 			return nil

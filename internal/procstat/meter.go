@@ -1,6 +1,7 @@
 package procstat
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -21,7 +22,12 @@ import (
 // copy-on-write with their parent, and shared libraries, count once rather than once per process
 // as a sum of RSS or VmHWM would. The peak is the highest sum sampled; a peak that lasts less than
 // the time between samples can be missed. Where smaps_rollup is missing (Linux < 4.14), VmRSS
-// stands in for Pss.
+// stands in for Pss. A process's Pss is read again only when its RSS (from the stat file the
+// sample reads anyway) has changed since the last read, or that read is pssRefresh old: reading
+// smaps_rollup walks the process's page tables, about 1 ms of CPU for a PHP-FPM worker, and five
+// samples a second of a pool's 15 processes made it most of iobench's own CPU in a fanout run,
+// taken from the cores the service measured needs. A change in sharing alone (a sibling forked
+// or gone) shows within pssRefresh.
 //
 // Threads: a sample also reads the CPU time of each thread of the tree's live processes
 // (/proc/PID/task/TID/stat), and Usage lists the busiest threads' CPU from the Mark to the last
@@ -35,11 +41,21 @@ type Meter struct {
 	baseUser, baseSys time.Duration // at the last Mark
 	mem, peak         uint64        // tree memory at the last sample, and its highest
 	threads           threads
+	pss               map[int]pssRead // each live process's last Pss read
+}
+
+// pssRefresh is how old a process's Pss read may grow while its RSS stays the same.
+const pssRefresh = time.Second
+
+// pssRead is a process's Pss as read at a time, with the RSS it had then.
+type pssRead struct {
+	start, rss, pss uint64
+	at              time.Time
 }
 
 // NewMeter returns a Meter of the tree rooted at pid, which must be alive.
 func NewMeter(pid int) *Meter {
-	m := &Meter{root: pid}
+	m := &Meter{root: pid, pss: map[int]pssRead{}}
 	if s, err := ReadStat(pid); err == nil {
 		m.start = s.Start
 	}
@@ -62,7 +78,7 @@ func (m *Meter) Sample() []Stat {
 		user += s.User + s.ChildUser
 		sys += s.System + s.ChildSystem
 		if !s.Zombie() {
-			mem += pss(pid)
+			mem += m.pssOf(s)
 			live = append(live, pid)
 		}
 	}
@@ -81,7 +97,32 @@ func (m *Meter) Sample() []Stat {
 	m.mem = mem
 	m.peak = max(m.peak, mem)
 	m.threads.update(ts)
+	for pid := range m.pss {
+		if !slices.Contains(live, pid) {
+			delete(m.pss, pid)
+		}
+	}
 	return procs
+}
+
+// readPss reads a process's Pss (a variable so that tests can count the reads).
+var readPss = pss
+
+// pssOf returns the Pss of the live process s: read again when its RSS has changed since the
+// last read, or that read is pssRefresh old.
+func (m *Meter) pssOf(s Stat) uint64 {
+	now := time.Now()
+	m.mu.Lock()
+	last, ok := m.pss[s.PID]
+	m.mu.Unlock()
+	if ok && last.start == s.Start && last.rss == s.RSS && now.Sub(last.at) < pssRefresh {
+		return last.pss
+	}
+	v := readPss(s.PID)
+	m.mu.Lock()
+	m.pss[s.PID] = pssRead{start: s.Start, rss: s.RSS, pss: v, at: now}
+	m.mu.Unlock()
+	return v
 }
 
 // Exited takes the CPU time of the exited root and the children it waited for, from wait4's

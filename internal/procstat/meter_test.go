@@ -282,3 +282,43 @@ func TestMachineMeter(t *testing.T) {
 		t.Fatalf("machine %v%% busy while this test burnt a core", b)
 	}
 }
+
+// TestMeterPssReadOnChange: a process whose RSS stays the same has its Pss read once for two
+// samples in a row (smaps_rollup is dear), and read again as soon as it grows.
+func TestMeterPssReadOnChange(t *testing.T) {
+	const mib = 1 << 20
+	reads := 0
+	readPss = func(pid int) uint64 { reads++; return pss(pid) }
+	defer func() { readPss = pss }()
+	cmd := startPython(t, `
+import signal, time
+held = []
+signal.signal(signal.SIGUSR1, lambda *_: held.append(b"x" * (64 << 20)))
+print("ready", flush=True)
+while True:
+    time.sleep(600)
+`)
+	pid := cmd.Process.Pid
+	m := NewMeter(pid)
+	m.Sample()
+	m.Sample()
+	if reads != 1 {
+		t.Fatalf("%d Pss reads in two samples of an idle process; want 1", reads)
+	}
+	before := m.Usage().RSS
+	if err := cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if s, err := ReadStat(pid); err == nil && s.RSS >= before+64*mib {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the process did not grow by 64 MiB")
+		}
+	}
+	m.Sample()
+	if got := m.Usage().RSS; reads != 2 || got < before+60*mib {
+		t.Fatalf("after growing: %d Pss reads, memory %d MiB from %d; want a second read that sees the 64 MiB", reads, got/mib, before/mib)
+	}
+}

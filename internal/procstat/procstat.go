@@ -13,6 +13,9 @@ import (
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat; 100 on every Linux we target.
 const clockTicks = 100
 
+// pageSize is the size of a memory page, the unit of /proc/PID/stat's rss.
+var pageSize = uint64(os.Getpagesize())
+
 // Usage is what one process (or a set of them) has cost so far.
 type Usage struct {
 	User   time.Duration // CPU time in user mode

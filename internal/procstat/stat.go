@@ -17,6 +17,7 @@ type Stat struct {
 	// ChildUser and ChildSystem are the CPU times of the children it has waited for (cutime, cstime).
 	ChildUser, ChildSystem time.Duration
 	Start                  uint64 // start time in clock ticks after boot; PID and Start name one process
+	RSS                    uint64 // resident set size in bytes
 }
 
 // Zombie reports whether the process has exited and only its entry is left.
@@ -39,12 +40,12 @@ func readStat(path string, pid int) (Stat, error) {
 		return Stat{}, fmt.Errorf("procstat: process %d: malformed stat", pid)
 	}
 	f := strings.Fields(string(b[end+1:]))
-	if len(f) < 20 {
+	if len(f) < 22 {
 		return Stat{}, fmt.Errorf("procstat: process %d: short stat", pid)
 	}
-	// After ')': state(0) ppid(1) pgrp(2) session(3) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19).
+	// After ')': state(0) ppid(1) pgrp(2) session(3) ... utime(11) stime(12) cutime(13) cstime(14) ... starttime(19) vsize(20) rss(21, pages).
 	n := func(i int) uint64 { v, _ := strconv.ParseUint(f[i], 10, 64); return v }
-	s := Stat{PID: pid, State: f[0][0], PPID: int(n(1)), PGID: int(n(2)), Session: int(n(3)), Start: n(19)}
+	s := Stat{PID: pid, State: f[0][0], PPID: int(n(1)), PGID: int(n(2)), Session: int(n(3)), Start: n(19), RSS: n(21) * pageSize}
 	s.User, s.System = ticks(n(11)), ticks(n(12))
 	s.ChildUser, s.ChildSystem = ticks(n(13)), ticks(n(14))
 	return s, nil

@@ -273,6 +273,7 @@ func TestUpstreamCountsCalls(t *testing.T) {
 	up := &Upstream{Delay: time.Millisecond}
 	srv := httptest.NewServer(up)
 	defer srv.Close()
+	defer up.Close()
 	for range 3 {
 		resp, err := http.Get(srv.URL + "/")
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -25,11 +26,22 @@ const (
 )
 
 // Upstream is iobench's upstream: every GET except CountPath is a call, counted on arrival and
-// answered with UpstreamBody (application/json) after Delay.
+// answered with UpstreamBody (application/json) after Delay, timed by a Waits of its own (made
+// at the first call; Close stops it).
 type Upstream struct {
 	Delay time.Duration
 	calls atomic.Int64
+	once  sync.Once
+	waits *Waits
 }
+
+func (u *Upstream) clock() *Waits {
+	u.once.Do(func() { u.waits = NewWaits(u.Delay) })
+	return u.waits
+}
+
+// Close stops the upstream's clock; a call after it waits on a time.Timer.
+func (u *Upstream) Close() error { return u.clock().Close() }
 
 // Calls returns the calls received so far.
 func (u *Upstream) Calls() int64 { return u.calls.Load() }
@@ -43,17 +55,23 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	u.calls.Add(1)
 	if u.Delay > 0 {
-		t := time.NewTimer(u.Delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
+		if u.clock().Wait(r.Context()); r.Context().Err() != nil {
 			return
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(UpstreamBody)))
 	io.WriteString(w, UpstreamBody)
+}
+
+// timerWait returns after d, or early when ctx is done, on a time.Timer.
+func timerWait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // countClient reads the upstream's count; its own connections, never the impl's.

@@ -29,6 +29,7 @@ func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation)
 		return 0, err
 	}
 	up := &Upstream{Delay: DefaultDelay}
+	defer up.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go web.Serve(ctx, ln, up)
