@@ -69,6 +69,9 @@ func (l *loop) connect(c *loopConn, now time.Time) {
 		return
 	}
 	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if l.co != nil {
+		stamp(fd)
+	}
 	if err := unix.Connect(fd, l.sa); err != nil && err != unix.EINPROGRESS {
 		unix.Close(fd)
 		l.connectFailed(c, now)
@@ -143,7 +146,7 @@ func (l *loop) read(c *loopConn) {
 			l.ended(c, httpload.Response{}, httpload.Fail(err))
 			return
 		}
-		n, again, err := retry(unix.SYS_READ, c.fd, space)
+		n, again, err := l.readInto(c, space)
 		switch {
 		case again:
 			c.readable = false
@@ -161,6 +164,14 @@ func (l *loop) read(c *loopConn) {
 			c.readable = false
 		}
 	}
+}
+
+// readInto reads c's socket into space, stamped when the loop coalesces.
+func (l *loop) readInto(c *loopConn, space []byte) (int, bool, error) {
+	if l.co != nil && len(space) > 0 {
+		return l.readStamped(c, space)
+	}
+	return retry(unix.SYS_READ, c.fd, space)
 }
 
 // retry reads or writes fd (trap is SYS_READ or SYS_WRITE) until no signal interrupts it; again
@@ -181,9 +192,11 @@ func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
 	}
 }
 
-// ended ends the request in flight on c with resp or err, now.
+// ended ends the request in flight on c with resp or err, now (or when its answer arrived, when
+// the loop stamps its reads).
 func (l *loop) ended(c *loopConn, resp httpload.Response, err error) {
-	l.end(c, outcome{resp: resp, err: err, intended: c.intended, sent: c.sent, done: l.r.clock.Now(), counted: c.counted})
+	now := l.r.clock.Now()
+	l.end(c, outcome{resp: resp, err: err, intended: c.intended, sent: c.sent, done: answeredAt(c, now), counted: c.counted}, now)
 }
 
 // failure classifies a parser error; nil stays nil without an interface conversion.
@@ -195,8 +208,8 @@ func failure(err error) error {
 }
 
 // end accounts a request's outcome (run.account, shared with the goroutine engine), closes the
-// socket unless it may carry another request, and starts the next one.
-func (l *loop) end(c *loopConn, o outcome) {
+// socket unless it may carry another request, and starts the next one, now.
+func (l *loop) end(c *loopConn, o outcome, now time.Time) {
 	keep, answered := l.r.account(l.g, o)
 	if answered {
 		c.answered++
@@ -207,7 +220,7 @@ func (l *loop) end(c *loopConn, o outcome) {
 		l.closeConn(c)
 	}
 	c.phase = phIdle
-	l.start(c, o.done)
+	l.start(c, now)
 }
 
 func (l *loop) closeConn(c *loopConn) {

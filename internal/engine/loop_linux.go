@@ -39,6 +39,7 @@ type loopConn struct {
 	counted              bool
 	due                  int64 // the timer, nanoseconds since the run's start
 	deadline             int64 // the connect's or request's deadline, likewise (see setDeadline)
+	arrived              int64 // the kernel's receive time of the answer's last read, when stamped
 	slot                 int   // index in the loop's timers, -1 when none
 	pacer                *Pacer
 	p                    httpload.Parser
@@ -64,6 +65,8 @@ type loop struct {
 	head    bool
 	// noPwait2 is set once epoll_pwait2 answered ENOSYS (a kernel before 5.11).
 	noPwait2 bool
+	// co is set when the loop coalesces its wake-ups (open loop, high rate: see coalesces).
+	co *coalescer
 }
 
 // errLoopTimeout is the timeout error of a request whose deadline passed in the event loop.
@@ -161,6 +164,9 @@ func newLoop(r *run, g *group, sa unix.Sockaddr, family int) (*loop, error) {
 		return nil, fmt.Errorf("eventfd: %v", err)
 	}
 	l := &loop{r: r, g: g, ep: ep, wake: wake, sa: sa, family: family, head: httpload.Head(r.cfg.Request)}
+	if coalesces(&r.cfg, len(r.groups)) {
+		l.co = newCoalescer()
+	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, wake, &ev); err != nil {
 		l.closeFDs()
@@ -195,7 +201,11 @@ func (l *loop) run(done chan<- struct{}) {
 		yielded = yieldEvery(yielded, now)
 		n, err := l.poll()
 		if n == 0 && err == nil {
-			n, err = l.wait(timeout)
+			if l.co != nil {
+				n, err = l.settle(timeout)
+			} else {
+				n, err = l.wait(timeout)
+			}
 		}
 		if err != nil && err != unix.EINTR {
 			panic(fmt.Sprintf("epoll_wait: %v", err)) // EBADF or EINVAL: a bug of this loop
@@ -313,7 +323,7 @@ func (l *loop) expire(c *loopConn, now time.Time) {
 			l.connectFailed(c, now)
 			return
 		}
-		l.end(c, outcome{err: errLoopTimeout, intended: c.intended, sent: c.sent, done: now, counted: c.counted})
+		l.end(c, outcome{err: errLoopTimeout, intended: c.intended, sent: c.sent, done: now, counted: c.counted}, now)
 	case phPacing:
 		l.send(c, now)
 	case phPause:

@@ -10,3 +10,5 @@ type loopConn struct{}
 func loopSupported() error { return errors.New("the event loop needs Linux's epoll") }
 
 func (r *run) executeLoop() (<-chan struct{}, error) { return nil, loopSupported() }
+
+func coalesces(*Config, int) bool { return false }

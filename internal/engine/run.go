@@ -62,6 +62,9 @@ type Result struct {
 	// Engine is the engine that ran (EngineLoop or EngineGoroutine); EngineNote says why it is
 	// not the one asked for, or is empty.
 	Engine, EngineNote string
+	// Coalesced reports that the event loop coalesced its wake-ups and timed answers by the
+	// kernel's receive timestamps (an open loop of coalesceRate per thread or more).
+	Coalesced bool
 }
 
 // run is the shared state of one Run.
@@ -139,6 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if res != nil {
 		res.Engine, res.EngineNote = kind, note
+		res.Coalesced = kind == EngineLoop && coalesces(&cfg, cfg.Threads)
 	}
 	return res, err
 }

@@ -39,6 +39,9 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
 	rec.Parameters["engine"] = res.Engine
+	if res.Coalesced {
+		rec.Parameters["wakeups"] = "coalesced"
+	}
 	if m.Result != nil {
 		m.Result(res)
 	}
