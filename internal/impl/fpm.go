@@ -53,7 +53,10 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 	}
 	p.FPM = &FPM{Workers: cmd.Workers, Version: cmd.Version, Listen: cmd.Listen}
 	so.Argv, so.Ready.Log = cmd.Argv, cmd.Ready
+	// TMPDIR: the pool's temporary files (PHP's sys_get_temp_dir(), e.g. php-fanout's Monolog
+	// file) live in its directory and go with it, rather than pile up in /tmp run after run.
 	so.Env = sut.SetEnv(so.Env, env.Concurrency+"="+strconv.Itoa(cmd.Workers))
+	so.Env = sut.SetEnv(so.Env, "TMPDIR="+dir)
 	if p.Process, err = sut.Start(ctx, so); err != nil {
 		p.Process = nil
 		return nil, startErr(ctx, err)
