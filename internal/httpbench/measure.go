@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/iobench/iobench/internal/engine"
@@ -26,16 +27,15 @@ type Meta struct {
 	Result func(*engine.Result)
 }
 
-// Measure runs cfg and returns its record, with the generator's cost (its busiest threads too),
-// how busy the machine was, and the warnings.
+// Measure runs cfg and returns its record, with the generator's cost over the measured phase
+// (its busiest threads too), how busy the machine was, and the warnings.
 func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, error) {
-	self, machine, t0 := procstat.NewSelfMeter(), procstat.NewMachineMeter(), time.Now()
+	meters := startMeters(cfg)
 	res, err := engine.Run(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	wall := time.Since(t0)
-	used, busy := self.Usage(), machine.Busy()
+	used, busy, wall := meters.take()
 	rec := newRecord(m, cfg)
 	res.Fill(rec, cfg)
 	rec.Parameters["engine"] = res.Engine
@@ -103,4 +103,46 @@ func plannedDuration(cfg engine.Config) time.Duration {
 		return 0
 	}
 	return cfg.Duration
+}
+
+// meters measure the generator and the machine over a run's measured phase: they start again
+// when the warm-up ends, as an impl's cost does (web.cost), so that the generator's CPU per
+// request divides the measured phase's CPU by the measured phase's requests.
+type meters struct {
+	mu      sync.Mutex
+	self    *procstat.SelfMeter
+	machine *procstat.MachineMeter
+	from    time.Time
+	warm    *time.Timer
+}
+
+func startMeters(cfg engine.Config) *meters {
+	m := &meters{}
+	m.restart()
+	after := cfg.Warmup
+	if !cfg.StartAt.IsZero() { // agents: the measured phase begins at StartAt
+		after = time.Until(cfg.StartAt)
+	}
+	if after > 0 {
+		m.warm = time.AfterFunc(after, m.restart)
+	}
+	return m
+}
+
+func (m *meters) restart() {
+	self, machine, now := procstat.NewSelfMeter(), procstat.NewMachineMeter(), time.Now()
+	m.mu.Lock()
+	m.self, m.machine, m.from = self, machine, now
+	m.mu.Unlock()
+}
+
+// take returns the generator's usage, how busy the machine was, and the wall time, since the
+// measured phase began (since the start when the run ended in its warm-up).
+func (m *meters) take() (procstat.Usage, float64, time.Duration) {
+	if m.warm != nil {
+		m.warm.Stop()
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.self.Usage(), m.machine.Busy(), time.Since(m.from)
 }
