@@ -42,9 +42,10 @@ var (
 
 // Main runs the tests, then stops every instance this test binary started, and exits with the
 // tests' code (1 if they passed but a server did not stop cleanly). Call it from TestMain.
-func Main(m *testing.M) { os.Exit(run(m)) }
+func Main(m *testing.M) { os.Exit(Run(m)) }
 
-func run(m *testing.M) int {
+// Run is Main without the exit: it returns the code, for a TestMain that cleans up after it.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if err := StopAll(); err != nil {
 		fmt.Fprintln(os.Stderr, "servicetest:", err)

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Chmod(dir, 0o755)
 	os.Setenv("IOBENCH_STATE_DIR", dir)
-	code := run(m)
+	code := Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

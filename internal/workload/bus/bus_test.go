@@ -11,9 +11,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -30,11 +32,23 @@ const consumerArg = "iobench-bus-test-consumer"
 // envDropEvents makes the test consumer hide its event reports: every event looks lost.
 const envDropEvents = "IOBENCH_BUS_TEST_DROP_EVENTS"
 
+// envRunMark marks the processes of one test run (its consumers, whatever their language), so
+// that a run checks for its own leftovers while other tests' consumers run beside it.
+const envRunMark = "IOBENCH_BUS_TEST_RUN"
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == consumerArg {
 		os.Exit(testConsumer())
 	}
-	servicetest.Main(m)
+	dir, err := os.MkdirTemp("", "iobench-bus-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	implState = dir
+	code := servicetest.Run(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // testConsumer is what `iobench serve bus` does, configured from the environment Run sets.
@@ -102,16 +116,16 @@ func (w testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runBus performs a bus run on st with the test binary as the consumer and checks that no
-// consumer is left behind, whatever happened.
+// runs numbers the test runs of this binary (runBus's marks, privateDB's names).
+var runs atomic.Int64
+
+// runBus performs a bus run on st (with the test binary as the consumer unless c.SUT says
+// otherwise) and checks that no consumer of this run is left behind, whatever happened: every
+// consumer it starts carries the run's own mark in its environment.
 func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	t.Helper()
-	return runBusMarked(t, st, c, os.Args[0]+"\x00"+consumerArg) // this test binary's consumers only
-}
-
-// runBusMarked is runBus for a consumer whose processes' command lines contain marker.
-func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Record, error) {
-	t.Helper()
+	mark := fmt.Sprintf("%s=%d-%d", envRunMark, os.Getpid(), runs.Add(1))
+	c.SUTEnv = append(slices.Clip(c.SUTEnv), mark)
 	c.BrokerURL, c.DatabaseURL, c.Broker, c.Database = st.brokerURL, st.dbURL, st.broker, st.db
 	if c.SUT == nil {
 		c.SUT = []string{os.Args[0], consumerArg}
@@ -130,7 +144,7 @@ func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Reco
 	start := time.Now()
 	rec, err := Run(ctx, c)
 	t.Logf("run took %v: err=%v", time.Since(start).Round(time.Millisecond), err)
-	if left := consumersAlive(marker); len(left) > 0 {
+	if left := consumersAlive(mark); len(left) > 0 {
 		t.Errorf("consumer processes left running: %v", left)
 	}
 	if rec != nil && testing.Verbose() {
@@ -141,14 +155,14 @@ func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Reco
 	return rec, err
 }
 
-// consumersAlive lists the consumers still running (not zombies) whose command line contains
-// marker.
-func consumersAlive(marker string) []string {
+// consumersAlive lists the processes still running (not zombies) whose environment holds mark
+// (NAME=VALUE).
+func consumersAlive(mark string) []string {
 	var out []string
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
-		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), marker) {
+		environ, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), mark) {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil {
@@ -218,6 +232,7 @@ func checkService(t *testing.T, rec *result.Record, name string) {
 }
 
 func TestBusEmbedded(t *testing.T) {
+	t.Parallel() // NATS and SQLite: the other parallel tests use RabbitMQ; TestBusVerifyFailure's NATS run is not parallel
 	st := embedded(t)
 	for _, c := range []Config{
 		{N: 1000, Mode: ModeSync, Profile: ProfileSeed},
@@ -345,7 +360,8 @@ func restartableStack(t *testing.T) stack {
 
 // TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run.
 func TestBusRestartBroker(t *testing.T) {
-	st := restartableStack(t)
+	t.Parallel() // its broker and its database are its own
+	st := privateDB(t, restartableStack(t))
 	const n = 2000
 	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
 	checkExact(t, rec, err, n)

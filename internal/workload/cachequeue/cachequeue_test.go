@@ -36,8 +36,23 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	servicetest.Main(m)
+	dir, err := os.MkdirTemp("", "iobench-cachequeue-test-")
+	if err == nil {
+		err = os.Chmod(dir, 0o711) // nginx's user enters the state directory
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	implState = dir
+	code := servicetest.Run(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
+
+// implState is the state directory of every impl the tests install (TestMain makes it): each
+// impl is installed once for the binary, not once per test.
+var implState string
 
 func serveFromEnv() error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -140,7 +155,7 @@ func driveRoutesWith(t *testing.T, target workload.Target, routes []string, eng 
 func privateStores(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"redis", "memcached"} {
-		inst, err := service.Start(t.Context(), name, service.Options{StateDir: t.TempDir()})
+		inst, err := service.Start(t.Context(), name, service.Options{StateDir: openTempDir(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,6 +163,18 @@ func privateStores(t *testing.T) string {
 		t.Setenv(service.EnvName(name), inst.EnvValue())
 	}
 	return os.Getenv(service.EnvName("redis"))
+}
+
+// openTempDir is t.TempDir opened to the users the stores run as (and nginx's), its parent too.
+func openTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // TestPythonAppCountedInStore and TestNodeAppCountedInStore drive every route the Python and
@@ -203,22 +230,17 @@ func TestBadRoute(t *testing.T) {
 	}
 }
 
-// target installs and checks impl name from the repo's impls/ with its variant, or skips when
-// the machine lacks a prerequisite (make test installs them all: scripts/install-services.sh).
+// target installs (once for the binary, into implState) and checks impl name from the repo's
+// impls/ with its variant, or skips when the machine lacks a prerequisite (make test installs
+// them all: scripts/install-services.sh).
 func target(t *testing.T, name, variant string) workload.Target {
 	t.Helper()
 	m, err := impl.Find("../../../impls", name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := t.TempDir()
-	for _, d := range []string{filepath.Dir(state), state} {
-		if err := os.Chmod(d, 0o711); err != nil { // nginx's user enters the state directory
-			t.Fatal(err)
-		}
-	}
 	exe, _ := os.Executable()
-	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: state, Executable: exe})
+	inst, err := impl.Install(t.Context(), m, impl.InstallOptions{StateDir: implState, Executable: exe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +263,7 @@ func target(t *testing.T, name, variant string) workload.Target {
 func TestVerifyEveryImpl(t *testing.T) {
 	for _, name := range []string{"php-cachequeue", "go-cachequeue", "python-cachequeue", "node-cachequeue"} {
 		t.Run(name, func(t *testing.T) {
-			tg := target(t, name, "") // first: it opens the test's temporary folder to the stores' users
+			tg := target(t, name, "")
 			privateStores(t)
 			var out strings.Builder
 			failures, err := verify(t.Context(), &workload.VerifyEnv{Out: &out}, tg.Inst)
