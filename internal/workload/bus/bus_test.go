@@ -231,14 +231,18 @@ func checkService(t *testing.T, rec *result.Record, name string) {
 	t.Fatalf("no cost of %s in %+v", name, rec.Processes)
 }
 
+// TestBusEmbedded runs the built-in consumer in each mode and profile on NATS and SQLite, every
+// command and event accounted for exactly. The runs are sized to exercise their path many times
+// over, not to measure: a sync run handles hundreds of commands one at a time, an async one
+// hundreds with its 16 handlers and 32 prefetched deliveries (25 prefetch windows or more).
 func TestBusEmbedded(t *testing.T) {
 	t.Parallel() // NATS and SQLite: the other parallel tests use RabbitMQ; TestBusVerifyFailure's NATS run is not parallel
 	st := embedded(t)
 	for _, c := range []Config{
-		{N: 1000, Mode: ModeSync, Profile: ProfileSeed},
-		{N: 1500, Mode: ModeAsync, Profile: ProfileSeed},
+		{N: 400, Mode: ModeSync, Profile: ProfileSeed},
+		{N: 800, Mode: ModeAsync, Profile: ProfileSeed},
 		{N: 300, Mode: ModeSync, Profile: ProfileDurable},
-		{N: 1500, Mode: ModeAsync, Profile: ProfileDurable},
+		{N: 800, Mode: ModeAsync, Profile: ProfileDurable},
 	} {
 		t.Run(c.Mode+"-"+c.Profile, func(t *testing.T) {
 			rec, err := runBus(t, st, c)
@@ -250,13 +254,15 @@ func TestBusEmbedded(t *testing.T) {
 	}
 }
 
+// TestBusReal runs the built-in consumer in each mode and profile on RabbitMQ and PostgreSQL,
+// sized as TestBusEmbedded's runs (TestBusChained has a longer async one).
 func TestBusReal(t *testing.T) {
 	st := realStack(t)
 	for _, c := range []Config{
-		{N: 600, Mode: ModeSync, Profile: ProfileSeed},
-		{N: 3000, Mode: ModeAsync, Profile: ProfileSeed},
-		{N: 400, Mode: ModeSync, Profile: ProfileDurable},
-		{N: 1500, Mode: ModeAsync, Profile: ProfileDurable},
+		{N: 300, Mode: ModeSync, Profile: ProfileSeed},
+		{N: 1500, Mode: ModeAsync, Profile: ProfileSeed},
+		{N: 300, Mode: ModeSync, Profile: ProfileDurable},
+		{N: 800, Mode: ModeAsync, Profile: ProfileDurable},
 	} {
 		t.Run(c.Mode+"-"+c.Profile, func(t *testing.T) {
 			rec, err := runBus(t, st, c)
@@ -309,12 +315,13 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestBusKillSUT kills the consumer half-way: no command may be lost or stored twice, every event
-// must be seen, and what was handled twice is counted.
+// must be seen, and what was handled twice is counted. 2000 commands put the kill after 1000,
+// with the 32 prefetched deliveries in flight that must come back redelivered.
 func TestBusKillSUT(t *testing.T) {
 	st := realStack(t)
 	for _, profile := range []string{ProfileSeed, ProfileDurable} {
 		t.Run(profile, func(t *testing.T) {
-			const n = 4000
+			const n = 2000
 			rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: profile, Fault: Fault{Kind: FaultKillSUT, At: 0.5}})
 			if profile == ProfileSeed && rec != nil && rec.Bus.LostEvents > 0 {
 				// Transient events without confirms may die with the consumer: a finding, which

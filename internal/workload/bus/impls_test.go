@@ -91,12 +91,13 @@ func TestBusImplsRestartBroker(t *testing.T) {
 // restartRun restarts the broker at half of the commands of a durable run of v and checks the
 // accounting: exact, one consumer start, and redeliveries counted: every command handled twice
 // came back flagged as redelivered, and an async variant, which holds a prefetch of deliveries,
-// had some (a sync one may be between two messages when the broker stops).
+// had some (a sync one may be between two messages when the broker stops). An async variant's
+// 2000 commands put the restart after 1000, its prefetch of 100 deliveries in flight.
 func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant) {
 	t.Helper()
 	n := 1000
 	if v.Mode == ModeAsync {
-		n = 3000
+		n = 2000
 	}
 	c := implConfig(inst, v, n, ProfileDurable, Fault{Kind: FaultRestartBroker, At: 0.5})
 	c.Timeout = 90 * time.Second
