@@ -365,11 +365,12 @@ func restartableStack(t *testing.T) stack {
 	return st
 }
 
-// TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run.
+// TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run: after 500
+// commands, with the consumer's 32 prefetched deliveries in flight.
 func TestBusRestartBroker(t *testing.T) {
 	t.Parallel() // its broker and its database are its own
 	st := privateDB(t, restartableStack(t))
-	const n = 2000
+	const n = 1000
 	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
 	checkExact(t, rec, err, n)
 	checkService(t, rec, "rabbitmq")
