@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Chmod(dir, 0o755)
 	os.Setenv("IOBENCH_STATE_DIR", dir)
-	code := Run(m)
+	code := run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

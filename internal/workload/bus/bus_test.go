@@ -40,15 +40,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == consumerArg {
 		os.Exit(testConsumer())
 	}
-	dir, err := os.MkdirTemp("", "iobench-bus-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	implState = dir
-	code := servicetest.Run(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	servicetest.MainWithDir(m, &implState)
 }
 
 // testConsumer is what `iobench serve bus` does, configured from the environment Run sets.

@@ -36,18 +36,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	dir, err := os.MkdirTemp("", "iobench-cachequeue-test-")
-	if err == nil {
-		err = os.Chmod(dir, 0o711) // nginx's user enters the state directory
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	implState = dir
-	code := servicetest.Run(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	servicetest.MainWithDir(m, &implState)
 }
 
 // implState is the state directory of every impl the tests install (TestMain makes it): each
