@@ -38,11 +38,14 @@ vet:
 # The services are real (RabbitMQ, PostgreSQL, Redis, Memcached) and started once for all packages;
 # they are stopped again whatever the tests say. The allocation tests skip under -race (the race
 # detector allocates), so they run once more without it.
+# go test starts packages in the order given, -p (the cores) at a time: the longest ones
+# (SLOW_TESTS) go first, so that none of them is left to run alone at the end.
+SLOW_TESTS := ./internal/workload/bus/ ./internal/workload/cachequeue/ ./internal/workload/fanout/ ./cmd/iobench/
 test: build vet
 	bash scripts/install-services.sh --with-test-tools
 	./$(BIN) services up --state-dir $(TEST_STATE)
 	set -e; eval "$$(./$(BIN) services env --state-dir $(TEST_STATE))"; \
-	status=0; $(GO) test -race -timeout 15m ./... || status=$$?; \
+	status=0; $(GO) test -race -timeout 15m $(SLOW_TESTS) ./... || status=$$?; \
 	$(GO) test -count=1 -run Allocs ./internal/engine/ ./internal/httpload/ ./internal/httpcmd/ || status=$$?; \
 	./$(BIN) services down --state-dir $(TEST_STATE); exit $$status
 

@@ -44,6 +44,24 @@ var (
 // tests' code (1 if they passed but a server did not stop cleanly). Call it from TestMain.
 func Main(m *testing.M) { os.Exit(run(m)) }
 
+// MainWithDir is Main for tests that share a directory (e.g. one state directory, so that each
+// impl is installed once per test binary): it sets *dir to a new temporary directory that the
+// services' and nginx's users may enter, runs the tests and removes the directory.
+func MainWithDir(m *testing.M, dir *string) {
+	d, err := os.MkdirTemp("", "iobench-test-")
+	if err == nil {
+		err = os.Chmod(d, 0o711)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "servicetest:", err)
+		os.Exit(1)
+	}
+	*dir = d
+	code := run(m)
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
 func run(m *testing.M) int {
 	code := m.Run()
 	if err := StopAll(); err != nil {

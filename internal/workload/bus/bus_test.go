@@ -11,9 +11,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -30,11 +32,15 @@ const consumerArg = "iobench-bus-test-consumer"
 // envDropEvents makes the test consumer hide its event reports: every event looks lost.
 const envDropEvents = "IOBENCH_BUS_TEST_DROP_EVENTS"
 
+// envRunMark marks the processes of one test run (its consumers, whatever their language), so
+// that a run checks for its own leftovers while other tests' consumers run beside it.
+const envRunMark = "IOBENCH_BUS_TEST_RUN"
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == consumerArg {
 		os.Exit(testConsumer())
 	}
-	servicetest.Main(m)
+	servicetest.MainWithDir(m, &implState)
 }
 
 // testConsumer is what `iobench serve bus` does, configured from the environment Run sets.
@@ -102,16 +108,16 @@ func (w testLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// runBus performs a bus run on st with the test binary as the consumer and checks that no
-// consumer is left behind, whatever happened.
+// runs numbers the test runs of this binary (runBus's marks, privateDB's names).
+var runs atomic.Int64
+
+// runBus performs a bus run on st (with the test binary as the consumer unless c.SUT says
+// otherwise) and checks that no consumer of this run is left behind, whatever happened: every
+// consumer it starts carries the run's own mark in its environment.
 func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	t.Helper()
-	return runBusMarked(t, st, c, os.Args[0]+"\x00"+consumerArg) // this test binary's consumers only
-}
-
-// runBusMarked is runBus for a consumer whose processes' command lines contain marker.
-func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Record, error) {
-	t.Helper()
+	mark := fmt.Sprintf("%s=%d-%d", envRunMark, os.Getpid(), runs.Add(1))
+	c.SUTEnv = append(slices.Clip(c.SUTEnv), mark)
 	c.BrokerURL, c.DatabaseURL, c.Broker, c.Database = st.brokerURL, st.dbURL, st.broker, st.db
 	if c.SUT == nil {
 		c.SUT = []string{os.Args[0], consumerArg}
@@ -130,7 +136,7 @@ func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Reco
 	start := time.Now()
 	rec, err := Run(ctx, c)
 	t.Logf("run took %v: err=%v", time.Since(start).Round(time.Millisecond), err)
-	if left := consumersAlive(marker); len(left) > 0 {
+	if left := consumersAlive(mark); len(left) > 0 {
 		t.Errorf("consumer processes left running: %v", left)
 	}
 	if rec != nil && testing.Verbose() {
@@ -141,14 +147,14 @@ func runBusMarked(t *testing.T, st stack, c Config, marker string) (*result.Reco
 	return rec, err
 }
 
-// consumersAlive lists the consumers still running (not zombies) whose command line contains
-// marker.
-func consumersAlive(marker string) []string {
+// consumersAlive lists the processes still running (not zombies) whose environment holds mark
+// (NAME=VALUE).
+func consumersAlive(mark string) []string {
 	var out []string
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
-		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), marker) {
+		environ, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !slices.Contains(strings.Split(string(environ), "\x00"), mark) {
 			continue
 		}
 		if stat, err := os.ReadFile(filepath.Join(d, "stat")); err == nil {
@@ -217,13 +223,18 @@ func checkService(t *testing.T, rec *result.Record, name string) {
 	t.Fatalf("no cost of %s in %+v", name, rec.Processes)
 }
 
+// TestBusEmbedded runs the built-in consumer in each mode and profile on NATS and SQLite, every
+// command and event accounted for exactly. The runs are sized to exercise their path many times
+// over, not to measure: a sync run handles hundreds of commands one at a time, an async one
+// hundreds with its 16 handlers and 32 prefetched deliveries (25 prefetch windows or more).
 func TestBusEmbedded(t *testing.T) {
+	t.Parallel() // NATS and SQLite: the other parallel tests use RabbitMQ; TestBusVerifyFailure's NATS run is not parallel
 	st := embedded(t)
 	for _, c := range []Config{
-		{N: 1000, Mode: ModeSync, Profile: ProfileSeed},
-		{N: 1500, Mode: ModeAsync, Profile: ProfileSeed},
+		{N: 400, Mode: ModeSync, Profile: ProfileSeed},
+		{N: 800, Mode: ModeAsync, Profile: ProfileSeed},
 		{N: 300, Mode: ModeSync, Profile: ProfileDurable},
-		{N: 1500, Mode: ModeAsync, Profile: ProfileDurable},
+		{N: 800, Mode: ModeAsync, Profile: ProfileDurable},
 	} {
 		t.Run(c.Mode+"-"+c.Profile, func(t *testing.T) {
 			rec, err := runBus(t, st, c)
@@ -235,13 +246,15 @@ func TestBusEmbedded(t *testing.T) {
 	}
 }
 
+// TestBusReal runs the built-in consumer in each mode and profile on RabbitMQ and PostgreSQL,
+// sized as TestBusEmbedded's runs (TestBusChained has a longer async one).
 func TestBusReal(t *testing.T) {
 	st := realStack(t)
 	for _, c := range []Config{
-		{N: 600, Mode: ModeSync, Profile: ProfileSeed},
-		{N: 3000, Mode: ModeAsync, Profile: ProfileSeed},
-		{N: 400, Mode: ModeSync, Profile: ProfileDurable},
-		{N: 1500, Mode: ModeAsync, Profile: ProfileDurable},
+		{N: 300, Mode: ModeSync, Profile: ProfileSeed},
+		{N: 1500, Mode: ModeAsync, Profile: ProfileSeed},
+		{N: 300, Mode: ModeSync, Profile: ProfileDurable},
+		{N: 800, Mode: ModeAsync, Profile: ProfileDurable},
 	} {
 		t.Run(c.Mode+"-"+c.Profile, func(t *testing.T) {
 			rec, err := runBus(t, st, c)
@@ -294,12 +307,13 @@ func (l *lockedBuffer) String() string {
 }
 
 // TestBusKillSUT kills the consumer half-way: no command may be lost or stored twice, every event
-// must be seen, and what was handled twice is counted.
+// must be seen, and what was handled twice is counted. 2000 commands put the kill after 1000,
+// with the 32 prefetched deliveries in flight that must come back redelivered.
 func TestBusKillSUT(t *testing.T) {
 	st := realStack(t)
 	for _, profile := range []string{ProfileSeed, ProfileDurable} {
 		t.Run(profile, func(t *testing.T) {
-			const n = 4000
+			const n = 2000
 			rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: profile, Fault: Fault{Kind: FaultKillSUT, At: 0.5}})
 			if profile == ProfileSeed && rec != nil && rec.Bus.LostEvents > 0 {
 				// Transient events without confirms may die with the consumer: a finding, which
@@ -343,10 +357,12 @@ func restartableStack(t *testing.T) stack {
 	return st
 }
 
-// TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run.
+// TestBusRestartBroker restarts a private RabbitMQ half-way through a durable run: after 500
+// commands, with the consumer's 32 prefetched deliveries in flight.
 func TestBusRestartBroker(t *testing.T) {
-	st := restartableStack(t)
-	const n = 2000
+	t.Parallel() // its broker and its database are its own
+	st := privateDB(t, restartableStack(t))
+	const n = 1000
 	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
 	checkExact(t, rec, err, n)
 	checkService(t, rec, "rabbitmq")

@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/impl/impltest"
-	"github.com/iobench/iobench/internal/result"
 
 	// The other workloads, so that every manifest of impls/ loads.
 	_ "github.com/iobench/iobench/internal/workload/cachequeue" // every workload the repo's manifests declare
@@ -31,29 +31,31 @@ var implsRoot = filepath.Join("..", "..", "..", "impls")
 // accounted for exactly; then each fault-tolerant variant (one that expects no seed flaw) is
 // killed half-way in the durable profile and must lose nothing; a variant that expects
 // redelivered-duplicate-key is killed half-way in the seed profile, and either no redelivered
-// command met its row (verified) or every failure is that flaw. An impl is skipped only when the
-// machine lacks one of its prerequisites, and the skip says which.
+// command met its row (verified) or every failure is that flaw. The kill run is as long as the
+// first (300 commands one at a time, 1000 through a prefetch of 100): the kill still strikes
+// with deliveries unacked, which must come back. An impl is skipped only when the machine lacks
+// one of its prerequisites, and the skip says which.
 func TestBusImpls(t *testing.T) {
+	t.Parallel() // beside TestBusImplsRestartBroker, on the shared broker: no other test uses its impls' queues
 	impls := consumerImpls(t)
 	st := privateDB(t, realStack(t))
-	state := t.TempDir() // one state directory: each impl is installed once
 	langs := map[string]bool{}
 	for _, m := range impls {
 		langs[m.Language] = true
 		t.Run(m.Name, func(t *testing.T) {
-			inst := impltest.InstallOrSkip(t, m, state)
+			inst := install(t, m)
 			for _, v := range m.Variants {
 				t.Run(v.Name, func(t *testing.T) {
 					n := 300
 					if v.Mode == ModeAsync {
 						n = 1000
 					}
-					rec, err := runImpl(t, st, inst, implConfig(inst, v, n, ProfileSeed, Fault{}))
+					rec, err := runBus(t, st, implConfig(inst, v, n, ProfileSeed, Fault{}))
 					checkExact(t, rec, err, n)
 					if rec.Impl != m.Name || rec.Variant != v.Name || !strings.Contains(rec.Bus.Topology, TopologyOf(m).Queue) {
 						t.Fatalf("record names %s:%s on %q", rec.Impl, rec.Variant, rec.Bus.Topology)
 					}
-					killRun(t, st, inst, v, 2*n)
+					killRun(t, st, inst, v, n)
 				})
 			}
 		})
@@ -67,9 +69,9 @@ func TestBusImpls(t *testing.T) {
 // the deliveries the restart interrupted must come back flagged as redelivered (restartRun).
 // Each language must have one.
 func TestBusImplsRestartBroker(t *testing.T) {
+	t.Parallel() // its broker is its own
 	impls := consumerImpls(t)
 	st := privateDB(t, restartableStack(t))
-	state := t.TempDir()
 	langs := map[string]bool{}
 	for _, m := range impls {
 		survivors := m.Workloads[Name].RestartBroker
@@ -78,7 +80,7 @@ func TestBusImplsRestartBroker(t *testing.T) {
 		}
 		langs[m.Language] = true
 		t.Run(m.Name, func(t *testing.T) {
-			inst := impltest.InstallOrSkip(t, m, state)
+			inst := install(t, m)
 			for _, name := range survivors {
 				v, _ := m.Variant(name)
 				t.Run(name, func(t *testing.T) { restartRun(t, st, inst, v) })
@@ -91,16 +93,17 @@ func TestBusImplsRestartBroker(t *testing.T) {
 // restartRun restarts the broker at half of the commands of a durable run of v and checks the
 // accounting: exact, one consumer start, and redeliveries counted: every command handled twice
 // came back flagged as redelivered, and an async variant, which holds a prefetch of deliveries,
-// had some (a sync one may be between two messages when the broker stops).
+// had some (a sync one may be between two messages when the broker stops). An async variant's
+// 2000 commands put the restart after 1000, its prefetch of 100 deliveries in flight.
 func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant) {
 	t.Helper()
 	n := 1000
 	if v.Mode == ModeAsync {
-		n = 3000
+		n = 2000
 	}
 	c := implConfig(inst, v, n, ProfileDurable, Fault{Kind: FaultRestartBroker, At: 0.5})
 	c.Timeout = 90 * time.Second
-	rec, err := runImpl(t, st, inst, c)
+	rec, err := runBus(t, st, c)
 	checkExact(t, rec, err, n)
 	b := rec.Bus
 	if b.ConsumerStarts != 1 || b.FaultAtCommands < int64(n/2) || b.DuplicateCommands > b.RedeliveredCommands ||
@@ -143,14 +146,26 @@ func everyLanguage(t *testing.T, langs map[string]bool, what string) {
 	}
 }
 
-// runImpl is runBus for an impl: no process of its folder may be left running.
-func runImpl(t *testing.T, st stack, inst *impl.Installation, c Config) (*result.Record, error) {
+// implState is one state directory for every impl test of the binary (TestMain makes it): each
+// impl is installed once, though TestBusImpls and TestBusImplsRestartBroker run side by side.
+var implState string
+
+// installing serializes the installs of one impl (by name) between tests running in parallel.
+var installing sync.Map
+
+// install installs m into implState, or skips the test (impltest.InstallOrSkip); a second call
+// finds it installed.
+func install(t *testing.T, m *impl.Manifest) *impl.Installation {
 	t.Helper()
-	return runBusMarked(t, st, c, inst.Manifest.Dir)
+	mu, _ := installing.LoadOrStore(m.Name, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	return impltest.InstallOrSkip(t, m, implState)
 }
 
 // privateDB gives st a database of its own on the same PostgreSQL, dropped at the end: the
-// test services are shared, and a bus run empties the customers table of its database.
+// test services are shared, a bus run empties the customers table of its database, and the
+// tests that run in parallel each have theirs.
 func privateDB(t *testing.T, st stack) stack {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -159,7 +174,7 @@ func privateDB(t *testing.T, st stack) stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("bus_impls_%d", os.Getpid())
+	name := fmt.Sprintf("bus_test_%d_%d", os.Getpid(), runs.Add(1))
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		admin.Close()
 		t.Fatalf("a private database for the test: %v", err)
@@ -194,7 +209,7 @@ func killRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant, n 
 	t.Helper()
 	kill := Fault{Kind: FaultKillSUT, At: 0.5}
 	if !v.Expects("redelivered-duplicate-key") {
-		rec, err := runImpl(t, st, inst, implConfig(inst, v, n, ProfileDurable, kill))
+		rec, err := runBus(t, st, implConfig(inst, v, n, ProfileDurable, kill))
 		checkExact(t, rec, err, n)
 		if b := rec.Bus; b.ConsumerStarts != 2 || b.FaultAtCommands < int64(n/2) {
 			t.Fatalf("fault: %+v", *b)
@@ -203,7 +218,7 @@ func killRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant, n 
 			rec.Bus.CommandsHandled, rec.Bus.DuplicateCommands, rec.Bus.RedeliveredCommands, rec.Bus.EventsSeen, rec.Bus.DuplicateEvents)
 		return
 	}
-	rec, err := runImpl(t, st, inst, implConfig(inst, v, n, ProfileSeed, kill))
+	rec, err := runBus(t, st, implConfig(inst, v, n, ProfileSeed, kill))
 	if rec == nil {
 		t.Fatalf("kill-sut seed: %v", err)
 	}

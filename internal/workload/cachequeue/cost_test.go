@@ -12,7 +12,7 @@ import (
 // environment variable and no `services up` name one), is recorded as a service process with
 // its CPU, threads and memory; the store the route does not use is not.
 func TestStoreCostRecorded(t *testing.T) {
-	t.Setenv(env.StateDir, t.TempDir())
+	t.Setenv(env.StateDir, openTempDir(t)) // the stores run as their own users
 	for _, name := range []string{"redis", "memcached"} {
 		t.Setenv(service.EnvName(name), "")
 	}
