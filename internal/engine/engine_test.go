@@ -355,15 +355,16 @@ func TestSlowResponsesAreTimeouts(t *testing.T) {
 
 // TestTimeoutAfterAnsweredRequests times out a request that follows answered ones on the same
 // connection: the event loop leaves a connection's timer at its first request's deadline, which
-// comes due while later requests are in flight (30 ms each, three fit in the 100 ms timeout), and
-// must then move it to the deadline of the request in flight, neither failing that one early nor
-// leaving the last, whose response never comes, without a timeout (the run would not end).
+// comes due while later requests are in flight (60 ms each, five take 300 ms, past the first one's
+// 250 ms deadline; each has 190 ms to spare, for a loaded machine), and must then move it to the
+// deadline of the request in flight, neither failing that one early nor leaving the last, whose
+// response never comes, without a timeout (the run would not end).
 func TestTimeoutAfterAnsweredRequests(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, engine string) {
 		release := make(chan struct{})
 		srv := newCountingServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
 			if n < 6 {
-				time.Sleep(30 * time.Millisecond)
+				time.Sleep(60 * time.Millisecond)
 			} else {
 				<-release
 			}
@@ -371,7 +372,7 @@ func TestTimeoutAfterAnsweredRequests(t *testing.T) {
 		})
 		t.Cleanup(func() { close(release) }) // before the server's Close, which waits for handlers
 		cfg := config(t, engine, srv.URL)
-		cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timeout = 1, 1, 6, 100*time.Millisecond
+		cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timeout = 1, 1, 6, 250*time.Millisecond
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		res, err := Run(ctx, cfg)
