@@ -13,7 +13,13 @@
 // transaction's first statement in one write and one round trip, and tells whether the commit
 // went through when something failed. QueryInt reads SQL NULL as 0.
 //
-// The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS.
+// The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS. It
+// bounds the transactions' connections and, apart, the pgx pool's: a hijacked connection
+// leaves the pgx pool, so a program that runs statements outside transactions while as many
+// transactions are open can hold up to twice the size (the bus consumer's statements outside
+// transactions are its set-up's). The pool's health checks and connection lifetimes do not
+// apply to the transactions' connections: one that the server ended while idle fails the first
+// statement of the next transaction on it, and is then closed.
 // Open pings the server, so an unreachable server, a wrong password or a missing database
 // fail at once with one line and a hint, the password masked:
 //

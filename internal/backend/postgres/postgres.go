@@ -150,8 +150,12 @@ func (db *DB) Close() error {
 type Tx struct {
 	conns *txConns
 	conn  *wireConn // nil once the transaction has ended and the connection is back
-	begun bool      // BEGIN was sent
 }
+
+// begun reports whether the server has the transaction open (its last ReadyForQuery said in a
+// transaction, or in a failed one): a statement refused before it was sent leaves it unbegun,
+// so that the next one still carries BEGIN.
+func (t *Tx) begun() bool { return t.conn.status != 'I' }
 
 // Exec runs a statement in the transaction and returns the number of rows it affected; the
 // first one carries BEGIN.
@@ -159,17 +163,15 @@ func (t *Tx) Exec(ctx context.Context, query string, args ...any) (int64, error)
 	if t.conn == nil {
 		return 0, fmt.Errorf("postgres: exec: %w", pgx.ErrTxClosed)
 	}
-	first := !t.begun
-	t.begun = true
-	if _, err := t.run(ctx, false, first, rebindCached(query), args); err != nil {
+	if err := t.run(ctx, false, !t.begun(), rebindCached(query), args); err != nil {
 		return 0, fmt.Errorf("postgres: exec: %w", err)
 	}
 	return t.conn.res[t.conn.nres-1].rows, nil
 }
 
 // run sends, in one exchange, COMMIT when commit is set, BEGIN when begin is, then query with
-// args, and reads their results into t.conn.res; done is how many of them completed.
-func (t *Tx) run(ctx context.Context, commit, begin bool, query string, args []any) (done int, err error) {
+// args, and reads the results of those that completed into t.conn.res (t.conn.nres of them).
+func (t *Tx) run(ctx context.Context, commit, begin bool, query string, args []any) error {
 	c := t.conn
 	if commit {
 		_ = c.queue(commitSQL, nil)
@@ -178,10 +180,9 @@ func (t *Tx) run(ctx context.Context, commit, begin bool, query string, args []a
 		_ = c.queue(beginSQL, nil)
 	}
 	if err := c.queue(query, args); err != nil {
-		return 0, err
+		return err
 	}
-	err = c.exchange(ctx)
-	return c.nres, err
+	return c.exchange(ctx)
 }
 
 // Commit commits the transaction and gives its connection back. A transaction whose statement
@@ -191,10 +192,10 @@ func (t *Tx) Commit(ctx context.Context) error {
 		return fmt.Errorf("postgres: commit: %w", pgx.ErrTxClosed)
 	}
 	defer t.release()
-	if !t.begun {
+	if !t.begun() {
 		return nil
 	}
-	_, err := t.run(ctx, false, false, commitSQL, nil)
+	err := t.run(ctx, false, false, commitSQL, nil)
 	switch {
 	case err != nil:
 		return fmt.Errorf("postgres: commit: %w", err)
@@ -211,15 +212,15 @@ func (t *Tx) CommitExec(ctx context.Context, query string, args ...any) (committ
 	if t.conn == nil {
 		return false, 0, fmt.Errorf("postgres: commit: %w", pgx.ErrTxClosed)
 	}
-	if !t.begun { // nothing to commit yet
+	if !t.begun() { // nothing to commit yet
 		rows, err = t.Exec(ctx, query, args...)
 		if err != nil {
 			t.release()
 		}
 		return true, rows, err
 	}
-	done, err := t.run(ctx, true, true, rebindCached(query), args)
-	res := &t.conn.res
+	err = t.run(ctx, true, true, rebindCached(query), args)
+	done, res := t.conn.nres, &t.conn.res
 	committed = done > 0 && res[0].verb == "COMMIT"
 	switch {
 	case done > 0 && !committed:
@@ -242,10 +243,10 @@ func (t *Tx) Rollback(ctx context.Context) error {
 		return nil
 	}
 	defer t.release()
-	if !t.begun {
+	if !t.begun() {
 		return nil
 	}
-	if _, err := t.run(ctx, false, false, "rollback", nil); err != nil {
+	if err := t.run(ctx, false, false, "rollback", nil); err != nil {
 		return fmt.Errorf("postgres: rollback: %w", err)
 	}
 	return nil

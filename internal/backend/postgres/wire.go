@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
 // wireConn is a connection taken from pgx (hijacked after its start-up) on which a Tx speaks
@@ -33,7 +34,7 @@ type wireConn struct {
 	status byte              // transaction status of the last ReadyForQuery: 'I', 'T' or 'E'
 	broken bool              // I/O failed or was cut: the connection must be closed
 
-	res  [4]result // the results of the last exchange, in order
+	res  [3]result // the results of the last exchange, in order
 	nres int
 }
 
@@ -130,6 +131,9 @@ func (c *wireConn) forget() {
 	c.parsed = c.parsed[:0]
 }
 
+// errBroken is what an exchange on a broken connection returns.
+var errBroken = errors.New("the connection was lost in an earlier statement")
+
 // exchange sends what queue built, then Sync, in one write, and reads the replies up to
 // ReadyForQuery: the results of the statements that completed go to c.res, in order, and the
 // first error, the server's as a *pgconn.PgError, is returned. After an I/O error the
@@ -137,6 +141,11 @@ func (c *wireConn) forget() {
 func (c *wireConn) exchange(ctx context.Context) error {
 	c.out = append(c.out, 'S', 0, 0, 0, 4)
 	c.nres = 0
+	if c.broken { // a connection cut mid-exchange is out of step: never written to again
+		c.out = c.out[:0]
+		c.forget()
+		return errBroken
+	}
 	if ctx.Done() != nil {
 		if err := ctx.Err(); err != nil {
 			c.out = c.out[:0]
@@ -274,25 +283,13 @@ func tagResult(body []byte) result {
 	return result{rows: rows}
 }
 
-// pgError reads an ErrorResponse's fields into the error pgx would return.
+// pgError reads an ErrorResponse into the error pgx would return.
 func pgError(body []byte) *pgconn.PgError {
-	e := &pgconn.PgError{}
-	fields := map[byte]*string{
-		'S': &e.Severity, 'V': &e.SeverityUnlocalized, 'C': &e.Code, 'M': &e.Message,
-		'D': &e.Detail, 'H': &e.Hint, 'W': &e.Where, 's': &e.SchemaName, 't': &e.TableName,
-		'c': &e.ColumnName, 'n': &e.ConstraintName,
+	var er pgproto3.ErrorResponse
+	if err := er.Decode(body); err != nil {
+		return &pgconn.PgError{Severity: "ERROR", Message: "malformed ErrorResponse: " + err.Error()}
 	}
-	for len(body) > 1 {
-		i := bytes.IndexByte(body[1:], 0)
-		if i < 0 {
-			break
-		}
-		if f := fields[body[0]]; f != nil {
-			*f = string(body[1 : 1+i])
-		}
-		body = body[2+i:]
-	}
-	return e
+	return pgconn.ErrorResponseToPgError(&er)
 }
 
 // close ends the session (Terminate) and closes the socket.

@@ -54,6 +54,33 @@ func TestTxArguments(t *testing.T) {
 	}
 }
 
+// TestTxRefusedFirstStatement: a first statement refused before it was sent leaves BEGIN to the
+// next one, so that a rollback still undoes it (not a statement run outside the transaction).
+func TestTxRefusedFirstStatement(t *testing.T) {
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+	t.Cleanup(func() { db.Close() })
+	ctx := t.Context()
+	table := fmt.Sprintf("iobench_refused_%d", time.Now().UnixNano())
+	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(t.Context(), "DROP TABLE "+table) })
+	insert := "INSERT INTO " + table + " (id) VALUES (?)"
+	tx := begin(t, db)
+	if _, err := tx.Exec(ctx, insert, 1.5); err == nil {
+		t.Fatal("a float64 argument: no error")
+	}
+	if n, err := tx.Exec(ctx, insert, 1); err != nil || n != 1 {
+		t.Fatalf("Exec after the refused one = %d, %v", n, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.QueryInt(ctx, "SELECT count(*) FROM "+table); err != nil || n != 0 {
+		t.Fatalf("%d rows after the rollback (%v); want 0: the insert ran outside the transaction", n, err)
+	}
+}
+
 // TestTxServerErrors covers the server's errors: returned as pgx would (a *pgconn.PgError), and
 // a statement that failed to prepare is prepared again next time on the same connection.
 func TestTxServerErrors(t *testing.T) {
