@@ -104,3 +104,13 @@ func containsInt(xs []int, x int) bool {
 	}
 	return false
 }
+
+// UntilMeasured is how long from now the measured phase of a run started now begins: at StartAt
+// when set, else after the warm-up. What is measured over that phase alone (the generator's and
+// the impl's cost) starts counting then.
+func (c *Config) UntilMeasured() time.Duration {
+	if !c.StartAt.IsZero() {
+		return time.Until(c.StartAt)
+	}
+	return c.Warmup
+}

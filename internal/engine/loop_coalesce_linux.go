@@ -36,12 +36,14 @@ type coalescer struct {
 // default) gathers several sends and several answers into one wake-up; answers are timed by the
 // kernel's receive timestamp (SO_TIMESTAMPNS), so their latency stays exact, and a send may be
 // up to the slack late, which the schedule lag shows and latency from the intended start counts.
-func coalesces(cfg *Config, threads int) bool {
-	return cfg.Rate > 0 && cfg.Rate/float64(threads) >= coalesceRate
+func coalesces(cfg *Config) bool {
+	return cfg.Rate > 0 && cfg.Rate/float64(cfg.Threads) >= coalesceRate
 }
 
 func newCoalescer() *coalescer {
-	return &coalescer{cmsg: make([]byte, stampCmsgLen)}
+	co := &coalescer{cmsg: make([]byte, stampCmsgLen)}
+	co.msg.Iov, co.msg.Iovlen, co.msg.Control = &co.iov, 1, &co.cmsg[0]
+	return co
 }
 
 // stamp asks the kernel to time each segment that fd receives.
@@ -64,9 +66,6 @@ func (l *loop) readStamped(c *loopConn, b []byte) (n int, again bool, err error)
 	co := l.co
 	co.iov.Base = &b[0]
 	co.iov.SetLen(len(b))
-	co.msg.Iov = &co.iov
-	co.msg.Iovlen = 1
-	co.msg.Control = &co.cmsg[0]
 	co.msg.SetControllen(len(co.cmsg))
 	for {
 		r, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&co.msg)), 0)

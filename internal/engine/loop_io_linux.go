@@ -50,7 +50,7 @@ func (l *loop) send(c *loopConn, now time.Time) {
 		l.connect(c, now)
 		return
 	}
-	c.sent = now
+	c.sent, c.arrived = now, 0
 	if c.intended.IsZero() {
 		c.intended = now
 	}

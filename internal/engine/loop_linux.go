@@ -164,7 +164,7 @@ func newLoop(r *run, g *group, sa unix.Sockaddr, family int) (*loop, error) {
 		return nil, fmt.Errorf("eventfd: %v", err)
 	}
 	l := &loop{r: r, g: g, ep: ep, wake: wake, sa: sa, family: family, head: httpload.Head(r.cfg.Request)}
-	if coalesces(&r.cfg, len(r.groups)) {
+	if coalesces(&r.cfg) {
 		l.co = newCoalescer()
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}

@@ -11,4 +11,4 @@ func loopSupported() error { return errors.New("the event loop needs Linux's epo
 
 func (r *run) executeLoop() (<-chan struct{}, error) { return nil, loopSupported() }
 
-func coalesces(*Config, int) bool { return false }
+func coalesces(*Config) bool { return false }

@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if res != nil {
 		res.Engine, res.EngineNote = kind, note
-		res.Coalesced = kind == EngineLoop && coalesces(&cfg, cfg.Threads)
+		res.Coalesced = kind == EngineLoop && coalesces(&cfg)
 	}
 	return res, err
 }

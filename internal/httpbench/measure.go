@@ -119,11 +119,7 @@ type meters struct {
 func startMeters(cfg engine.Config) *meters {
 	m := &meters{}
 	m.restart()
-	after := cfg.Warmup
-	if !cfg.StartAt.IsZero() { // agents: the measured phase begins at StartAt
-		after = time.Until(cfg.StartAt)
-	}
-	if after > 0 {
+	if after := cfg.UntilMeasured(); after > 0 {
 		m.warm = time.AfterFunc(after, m.restart)
 	}
 	return m

@@ -213,8 +213,9 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 		}
 	}
 	svcs := servicesOf(append([]*service.Instance{p.Front}, ir.Services...)...)
-	c := &cost{name: t.Name(), cpus: r.CPUs.SUT.String(), p: p, svcs: svcs, from: time.Now().Add(cfg.Warmup)}
-	mark := time.AfterFunc(cfg.Warmup, func() { c.mark(ir.Warm) })
+	measured := cfg.UntilMeasured()
+	c := &cost{name: t.Name(), cpus: r.CPUs.SUT.String(), p: p, svcs: svcs, from: time.Now().Add(measured)}
+	mark := time.AfterFunc(measured, func() { c.mark(ir.Warm) })
 	defer mark.Stop()
 	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: c.taken(ir.Result)})
 	if err != nil {

@@ -22,8 +22,7 @@ spl_autoload_register(static function (string $class): void {
     static $loaded = false;
     if (!$loaded) {
         $loaded = true;
-        iobench_require_debian(['GuzzleHttp', 'Monolog']);
-        class_exists($class) || interface_exists($class) || trait_exists($class);
+        iobench_require_debian(['GuzzleHttp', 'Monolog']); // SPL then asks the loaders they register
     }
 });
 
