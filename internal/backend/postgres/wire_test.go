@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -12,18 +13,25 @@ import (
 	"github.com/iobench/iobench/internal/backend/postgres"
 )
 
+// tableDB opens a one-connection DB and makes a table of its own with columns, dropped at the
+// test's end.
+func tableDB(t *testing.T, name, columns string) (*postgres.DB, string) {
+	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+	t.Cleanup(func() { db.Close() })
+	table := fmt.Sprintf("iobench_%s_%d", name, time.Now().UnixNano())
+	if _, err := db.Exec(t.Context(), "CREATE TABLE "+table+" ("+columns+")"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Exec(context.Background(), "DROP TABLE "+table) })
+	return db, table
+}
+
 // TestTxArguments covers what a transaction's statements take as arguments, each sent as text:
 // strings, integers, booleans, byte slices and nil (NULL); another type fails before anything
 // is sent, and the transaction goes on.
 func TestTxArguments(t *testing.T) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
-	t.Cleanup(func() { db.Close() })
 	ctx := t.Context()
-	table := fmt.Sprintf("iobench_args_%d", time.Now().UnixNano())
-	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY, s text, b bool, n int)"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Exec(t.Context(), "DROP TABLE "+table) })
+	db, table := tableDB(t, "args", "id bigint PRIMARY KEY, s text, b bool, n int")
 	insert := "INSERT INTO " + table + " (id, s, b, n) VALUES (?, ?, ?, ?)"
 
 	tx := begin(t, db)
@@ -57,14 +65,8 @@ func TestTxArguments(t *testing.T) {
 // TestTxRefusedFirstStatement: a first statement refused before it was sent leaves BEGIN to the
 // next one, so that a rollback still undoes it (not a statement run outside the transaction).
 func TestTxRefusedFirstStatement(t *testing.T) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
-	t.Cleanup(func() { db.Close() })
 	ctx := t.Context()
-	table := fmt.Sprintf("iobench_refused_%d", time.Now().UnixNano())
-	if _, err := db.Exec(ctx, "CREATE TABLE "+table+" (id bigint PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Exec(t.Context(), "DROP TABLE "+table) })
+	db, table := tableDB(t, "refused", "id bigint PRIMARY KEY")
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 	tx := begin(t, db)
 	if _, err := tx.Exec(ctx, insert, 1.5); err == nil {
