@@ -11,16 +11,15 @@
 # machine was) and the median of each build. SYNC_N=0 skips the sync runs. Needs jq.
 set -euo pipefail
 
-[[ $# -eq 2 ]] || { echo "usage: bench/bus-consumer.sh OLD_IOBENCH NEW_IOBENCH" >&2; exit 2; }
-OLD=$(realpath "$1") NEW=$(realpath "$2")
+source "$(dirname "$0")/lib.sh"
+old_new bus-consumer.sh "$@"
 ROUNDS=${ROUNDS:-3}
 N=${N:-30000}
 SYNC_N=${SYNC_N:-1500}
-command -v jq >/dev/null || { echo "bench/bus-consumer.sh: jq not found; apt-get install jq" >&2; exit 2; }
+need jq
 OUT=${OUT:-results/bench-bus-consumer-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
 # Servers come from our own 'services up', never from the caller's environment.
-source "$(dirname "$0")/lib.sh"
 bus_services "$OLD" consumer
 
 run() { # label, binary, mode, n -> one line

@@ -13,12 +13,11 @@
 # kernel.perf_event_paranoid <= 1) and jq.
 set -euo pipefail
 
-[[ $# -eq 2 ]] || { echo "usage: bench/bus-syscalls.sh OLD_IOBENCH NEW_IOBENCH" >&2; exit 2; }
-OLD=$(realpath "$1") NEW=$(realpath "$2")
+source "$(dirname "$0")/lib.sh"
+old_new bus-syscalls.sh "$@"
 ROUNDS=${ROUNDS:-3}
 N=${N:-15000}
 ATTACH_S=${ATTACH_S:-0.4}
-source "$(dirname "$0")/lib.sh"
 need jq perf=linux-perf
 EVENTS=syscalls:sys_enter_write,syscalls:sys_enter_read,syscalls:sys_enter_epoll_pwait,raw_syscalls:sys_enter
 perf stat -e "$EVENTS" -- true >/dev/null 2>&1 ||

@@ -13,6 +13,15 @@ need() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# old_new SCRIPT ARGS...: sets OLD and NEW to the two builds an A/B script was given, or stops
+# with its usage.
+old_new() {
+  local script=$1
+  shift
+  [[ $# -eq 2 ]] || { echo "usage: bench/$script OLD_IOBENCH NEW_IOBENCH" >&2; exit 2; }
+  OLD=$(realpath "$1") NEW=$(realpath "$2")
+}
+
 # median: the median of the numbers on stdin, separated by blanks or newlines.
 median() { tr ' ' '\n' | { grep -v '^$' || true; } | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
