@@ -26,6 +26,18 @@ func CaptureEnvironment() Environment {
 	}
 }
 
+// SetVersion records the version of a service or runtime the run used, e.g. "rabbitmq",
+// "3.10.8"; an empty name or version records nothing.
+func (e *Environment) SetVersion(name, version string) {
+	if name == "" || version == "" {
+		return
+	}
+	if e.Versions == nil {
+		e.Versions = map[string]string{}
+	}
+	e.Versions[name] = version
+}
+
 func readTrim(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -28,12 +28,7 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 	c := &r.cfg
 	env := result.CaptureEnvironment()
 	for _, s := range []Service{c.Broker, c.Database} {
-		if s.Name != "" && s.Version != "" {
-			if env.Versions == nil {
-				env.Versions = map[string]string{}
-			}
-			env.Versions[s.Name] = s.Version
-		}
+		env.SetVersion(s.Name, s.Version)
 	}
 	ivs := r.obs.intervals()
 	series := make([]result.Point, len(ivs))

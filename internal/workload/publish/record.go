@@ -155,11 +155,8 @@ func (r *run) parameters() map[string]any {
 
 func environment(versions map[string]string) result.Environment {
 	env := result.CaptureEnvironment()
-	if len(versions) > 0 {
-		env.Versions = map[string]string{}
-		for k, v := range versions {
-			env.Versions[k] = v
-		}
+	for k, v := range versions {
+		env.SetVersion(k, v)
 	}
 	return env
 }

@@ -228,6 +228,9 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	default:
 	}
 	rec.Processes = append(rec.Processes, c.procs...)
+	for k, v := range p.Versions() {
+		rec.Environment.SetVersion(k, v)
+	}
 	return rec, nil
 }
 
