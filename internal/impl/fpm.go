@@ -47,7 +47,7 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 			_ = p.Stop()
 		}
 	}()
-	cmd, err := service.PHPFPMPool{Dir: dir, Workers: workers, INI: inst.phpINI()}.Prepare(ctx)
+	cmd, err := service.PHPFPMPool{Dir: dir, Workers: workers, INI: inst.phpINI(), Extensions: m.Start.PHPFPM.Extensions}.Prepare(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("impl %s: %w", m.Name, err)
 	}
@@ -57,6 +57,9 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 	// file) live in its directory and go with it, rather than pile up in /tmp run after run.
 	so.Env = sut.SetEnv(so.Env, env.Concurrency+"="+strconv.Itoa(cmd.Workers))
 	so.Env = sut.SetEnv(so.Env, "TMPDIR="+dir)
+	for _, kv := range cmd.Env {
+		so.Env = sut.SetEnv(so.Env, kv)
+	}
 	if p.Process, err = sut.Start(ctx, so); err != nil {
 		p.Process = nil
 		return nil, startErr(ctx, err)

@@ -62,6 +62,9 @@ func TestLoadPHPFPMBroken(t *testing.T) {
 			[]string{`start.php_fpm.ini: "opcache enable": "1" is not a php.ini setting`}},
 		{"script outside, unknown key", "php/web", strings.Replace(fpmManifest, "script: front.php", "script: ../x.php, workers: 4", 1),
 			[]string{`start.php_fpm.script: "../x.php" is outside the document root`, "start.php_fpm.workers: unknown key"}},
+		{"extensions: a path, one required missing", "php/web", strings.Replace(fpmManifest, "script: front.php", "script: front.php, extensions: [opcache, ../curl.so]", 1) +
+			"requires: {php_extensions: [{name: redis}]}\n",
+			[]string{`start.php_fpm.extensions: "../curl.so" is not an extension's name`, `start.php_fpm.extensions: lacks "redis", which requires.php_extensions names`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

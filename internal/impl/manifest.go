@@ -197,6 +197,10 @@ type PHPFPMSpec struct {
 	// php.ini, as a deployment tunes its pool, e.g. opcache.validate_timestamps: "0"; {dir} in a
 	// value is the impl's folder (opcache.preload: "{dir}/preload.php").
 	INI map[string]string `yaml:"ini"`
+	// Extensions, when given, are the only PHP extensions the pool loads, of those PHP-FPM's
+	// conf.d enables (e.g. [opcache, curl]), as a production image has only what its app uses;
+	// absent, it loads every installed one.
+	Extensions []string `yaml:"extensions"`
 }
 
 // PHPFPMRoot returns the absolute document root of a php_fpm impl.

@@ -21,6 +21,7 @@ var (
 	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	iniRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+	extRE  = regexp.MustCompile(`^[a-z0-9_]+$`)
 )
 
 // validate adds a problem for every field that is missing or wrong.
@@ -233,6 +234,26 @@ func (m *Manifest) validatePHPFPM(add addFunc) {
 			add("start.php_fpm.ini", fmt.Sprintf("%q: %q is not a php.ini setting", k, v), "give php.ini names and one-line values, e.g. opcache.validate_timestamps: \"0\"")
 		}
 	}
+	m.validateExtensions(add)
+}
+
+// validateExtensions checks start.php_fpm.extensions, when given: names of extensions, among them
+// every one the impl requires (the pool would not load it otherwise).
+func (m *Manifest) validateExtensions(add addFunc) {
+	exts := m.Start.PHPFPM.Extensions
+	if exts == nil {
+		return
+	}
+	for _, e := range exts {
+		if !extRE.MatchString(e) {
+			add("start.php_fpm.extensions", fmt.Sprintf("%q is not an extension's name", e), "give names as php -m prints them in lower case, e.g. curl, opcache")
+		}
+	}
+	for _, r := range m.Requires.PHPExtensions {
+		if !slices.Contains(exts, r.Name) {
+			add("start.php_fpm.extensions", fmt.Sprintf("lacks %q, which requires.php_extensions names", r.Name), "add it: the pool loads only the extensions listed")
+		}
+	}
 }
 
 func (m *Manifest) validateReady(add addFunc) {
@@ -317,7 +338,7 @@ var manifestSchema = fields{
 	"requires": fields{"commands": requirement, "python": requirement, "node": requirement,
 		"php_extensions": requirement, "php_libraries": requirement},
 	"install": fields{"venv": leaf{}, "npm": leaf{}},
-	"start":   fields{"command": leaf{}, "env": leaf{}, "php_fpm": fields{"root": leaf{}, "script": leaf{}, "ini": leaf{}}},
+	"start":   fields{"command": leaf{}, "env": leaf{}, "php_fpm": fields{"root": leaf{}, "script": leaf{}, "ini": leaf{}, "extensions": leaf{}}},
 	"ready":   fields{"log": leaf{}, "tcp": leaf{}, "timeout": leaf{}},
 	"stop":    fields{"signal": leaf{}, "timeout": leaf{}},
 }

@@ -22,7 +22,7 @@ import (
 // TestNginxPHPFPM runs a PHP-FPM pool prepared here behind a private nginx: requests reach the
 // front controller with the URI, the environment and the php.ini settings (a preload script's
 // class among them) given to PHP-FPM, the pool has exactly the
-// workers asked for, nginx listens on loopback only (as www-data when root), and stopping both
+// workers asked for, it loads only the extensions listed, nginx listens on loopback only (as www-data when root), and stopping both
 // leaves no process and no directory behind.
 func TestNginxPHPFPM(t *testing.T) {
 	t.Parallel()
@@ -34,14 +34,16 @@ func TestNginxPHPFPM(t *testing.T) {
 	root := filepath.Join(opts.StateDir, "public")
 	script := filepath.Join(root, "index.php")
 	mkdir(t, root)
-	writeFile(t, script, `<?php echo getenv('IOBENCH_TEST_VALUE'), ' ', $_SERVER['REQUEST_URI'], ' ', ini_get('memory_limit'), ' ', class_exists('Preloaded', false) ? 'preloaded' : 'not preloaded', "\n";`)
+	writeFile(t, script, `<?php echo getenv('IOBENCH_TEST_VALUE'), ' ', $_SERVER['REQUEST_URI'], ' ', ini_get('memory_limit'), ' ', class_exists('Preloaded', false) ? 'preloaded' : 'not preloaded',
+		' ', implode(',', array_filter(['curl', 'posix'], 'extension_loaded')), "\n";`)
 	preload := filepath.Join(opts.StateDir, "preload.php")
 	writeFile(t, preload, `<?php final class Preloaded {}`)
 	poolDir := filepath.Join(opts.StateDir, "fpm")
 	mkdir(t, poolDir)
 
 	ini := map[string]string{"memory_limit": "77M", "opcache.preload": preload}
-	fpm, err := PHPFPMPool{Dir: poolDir, Workers: 3, INI: ini}.Prepare(ctx)
+	// posix is enabled in conf.d wherever PHP-FPM is (php8.2-common), but not listed: not loaded.
+	fpm, err := PHPFPMPool{Dir: poolDir, Workers: 3, INI: ini, Extensions: []string{"opcache", "curl"}}.Prepare(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestNginxPHPFPM(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if want := "from-env /cache/redis?x=1 77M preloaded\n"; resp.StatusCode != 200 || string(body) != want {
+	if want := "from-env /cache/redis?x=1 77M preloaded curl\n"; resp.StatusCode != 200 || string(body) != want {
 		t.Errorf("GET /cache/redis?x=1 = %d %q; want 200 %q", resp.StatusCode, body, want)
 	}
 	pids := inst.PIDs()
@@ -106,7 +108,7 @@ func TestNginxPHPFPM(t *testing.T) {
 func runFPM(t *testing.T, fpm *PHPFPMCommand) int {
 	t.Helper()
 	cmd := exec.Command(fpm.Argv[0], fpm.Argv[1:]...)
-	cmd.Env = append(os.Environ(), "IOBENCH_TEST_VALUE=from-env")
+	cmd.Env = append(append(os.Environ(), "IOBENCH_TEST_VALUE=from-env"), fpm.Env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -135,6 +137,28 @@ func runFPM(t *testing.T, fpm *PHPFPMCommand) int {
 		t.Fatal("PHP-FPM not ready after 20 s")
 	}
 	return cmd.Process.Pid
+}
+
+// TestPHPFPMUnknownExtension: a pool asked for an extension PHP-FPM's conf.d does not enable is
+// refused before it starts, with the name.
+func TestPHPFPMUnknownExtension(t *testing.T) {
+	_, err := PHPFPMPool{Dir: t.TempDir(), Extensions: []string{"opcache", "nosuchext"}}.Prepare(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `"nosuchext" is not enabled`) {
+		t.Errorf("Prepare = %v; want an error naming nosuchext", err)
+	}
+}
+
+// TestExtensionINIs: every way an .ini line loads an extension is read, comments are not.
+func TestExtensionINIs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "10-opcache.ini"), "; priority=10\nzend_extension=opcache.so\n")
+	writeFile(t, filepath.Join(dir, "20-curl.ini"), "extension = \"curl\" ; the client\n")
+	writeFile(t, filepath.Join(dir, "20-off.ini"), ";extension=redis.so\n")
+	writeFile(t, filepath.Join(dir, "notes.txt"), "extension=zmq.so\n")
+	got, err := extensionINIs(dir)
+	if want := map[string]string{"opcache": "10-opcache.ini", "curl": "20-curl.ini"}; err != nil || !maps.Equal(got, want) {
+		t.Errorf("extensionINIs = %v, %v; want %v", got, err, want)
+	}
 }
 
 // TestPHPFPMConf checks the pool's configuration (static, never recycled, the environment kept)

@@ -44,11 +44,17 @@ type PHPFPMPool struct {
 	// INI are php.ini settings given on PHP-FPM's command line (-d NAME=VALUE), over the system's
 	// php.ini: the impl's tuning, e.g. opcache.validate_timestamps=0 or opcache.preload.
 	INI map[string]string
+	// Extensions, when not nil, are the only ones PHP-FPM loads of the extensions its scan
+	// directory (conf.d) enables, by name, e.g. opcache and curl: as a production image installs
+	// only what its app uses, so that no request runs the others' start and end hooks. Each must
+	// be enabled there. Nil loads them all.
+	Extensions []string
 }
 
 // PHPFPMCommand is how to run a PHPFPMPool: its command line and what it will listen on.
 type PHPFPMCommand struct {
 	Argv    []string       // php-fpm in the foreground with the pool's php-fpm.conf
+	Env     []string       // NAME=VALUE to add to its environment: PHP_INI_SCAN_DIR for Extensions
 	Listen  string         // the pool's address for nginx's fastcgi_pass: unix:/path or 127.0.0.1:PORT
 	Workers int            // the pool's worker processes
 	Version string         // PHP's version, e.g. "8.2.36"
@@ -96,7 +102,78 @@ func (pool PHPFPMPool) Prepare(ctx context.Context) (*PHPFPMCommand, error) {
 	if isRoot() {
 		argv = append(argv, "--allow-to-run-as-root")
 	}
-	return &PHPFPMCommand{Argv: argv, Listen: addr, Workers: workers, Version: phpFPMVersion(ctx, bin), Ready: phpFPMReady}, nil
+	var env []string
+	if pool.Extensions != nil {
+		scan, err := onlyExtensions(ctx, bin, filepath.Join(pool.Dir, "conf.d"), pool.Extensions)
+		if err != nil {
+			return nil, fmt.Errorf("php-fpm: %w", err)
+		}
+		env = []string{"PHP_INI_SCAN_DIR=" + scan}
+	}
+	return &PHPFPMCommand{Argv: argv, Env: env, Listen: addr, Workers: workers, Version: phpFPMVersion(ctx, bin), Ready: phpFPMReady}, nil
+}
+
+// onlyExtensions makes dir a scan directory that enables only the named extensions: links to
+// the .ini files of PHP-FPM's own scan directory that load them (their names, so their order,
+// kept). It returns dir, or a one-line error naming an extension that directory does not enable.
+func onlyExtensions(ctx context.Context, bin, dir string, names []string) (string, error) {
+	sys, err := scanDir(ctx, bin)
+	if err != nil {
+		return "", err
+	}
+	enables, err := extensionINIs(sys)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", unwrapPath(err)
+	}
+	for _, name := range names {
+		file, ok := enables[name]
+		if !ok {
+			return "", fmt.Errorf("extension %q is not enabled in %s; install it (e.g. apt-get install php8.2-%s) or drop it from the pool's extensions", name, sys, name)
+		}
+		if err := os.Symlink(filepath.Join(sys, file), filepath.Join(dir, file)); err != nil && !os.IsExist(err) {
+			return "", unwrapPath(err)
+		}
+	}
+	return dir, nil
+}
+
+// scanDirLine is the line of `php-fpm -i` that names its scan directory.
+var scanDirLine = regexp.MustCompile(`(?m)^Scan this dir for additional \.ini files => (\S+)$`)
+
+// scanDir returns the directory PHP-FPM scans for extensions' .ini files (Debian's
+// /etc/php/8.2/fpm/conf.d), as `php-fpm -i` reports it.
+func scanDir(ctx context.Context, bin string) (string, error) {
+	out, err := exec.CommandContext(ctx, bin, "-i").Output()
+	m := scanDirLine.FindSubmatch(out)
+	if err != nil || m == nil || string(m[1]) == "(none)" {
+		return "", fmt.Errorf("%s -i names no scan directory for extensions' .ini files (%v); run it with all of them (no extensions list)", bin, err)
+	}
+	return string(m[1]), nil
+}
+
+// extensionLine is an .ini line that loads an extension: extension=curl.so, zend_extension=opcache.
+var extensionLine = regexp.MustCompile(`(?m)^\s*(?:zend_)?extension\s*=\s*"?([^"\s;]+?)(?:\.so)?"?\s*(?:;.*)?$`)
+
+// extensionINIs returns, for each extension the .ini files of dir load, the file's name.
+func extensionINIs(dir string) (map[string]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.ini"))
+	if err != nil {
+		return nil, err
+	}
+	enables := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, unwrapPath(err)
+		}
+		for _, m := range extensionLine.FindAllSubmatch(b, -1) {
+			enables[filepath.Base(string(m[1]))] = filepath.Base(f)
+		}
+	}
+	return enables, nil
 }
 
 // iniFlags returns PHP-FPM's -d flags for ini, sorted by name. A preload script needs a user to

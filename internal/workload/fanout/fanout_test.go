@@ -201,6 +201,9 @@ func TestFanoutPHP(t *testing.T) {
 			t.Fatalf("php /async overlap %.2f (%s): Guzzle's curl-multi sends nothing before wait()", r.Fanout.Overlap, r.Fanout.Verdict)
 		}
 		r := recs["php-fanout /async-overlap"]
+		if v := r.Environment.Versions; v["php-fpm"] == "" || v["nginx"] == "" {
+			t.Fatalf("record's versions %v; want PHP-FPM's and nginx's", v)
+		}
 		if r.Fanout.Overlap >= 1.2 {
 			return
 		}
