@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REQUESTS=${REQUESTS:-2000}
 REPEATS=${REPEATS:-3}
+WARMUP=${WARMUP:-}   # a warm-up instead of the suite's, e.g. 1s
 IMPLS=${IMPLS:-}   # comma-separated impls instead of the suite's list
 ROUTES=${ROUTES:-} # comma-separated routes instead of the suite's three
 work=$(mktemp -d /tmp/iobench-bench.XXXXXX)
@@ -21,6 +22,7 @@ make -s build
 narrow=()
 [ -n "$IMPLS" ] && narrow+=(-e "s|^impls: .*|impls: [${IMPLS//,/, }]|")
 [ -n "$ROUTES" ] && narrow+=(-e "s|^  route: .*|  route: [${ROUTES//,/, }]|")
+[ -n "$WARMUP" ] && narrow+=(-e "s|^warmup: .*|warmup: $WARMUP|")
 sed -e "s/^  requests: .*/  requests: $REQUESTS/" -e "s/^repeats: .*/repeats: $REPEATS/" "${narrow[@]}" bench/fanout-c10.yaml >"$work/fanout-c10.yaml"
 ./bin/iobench run --quiet --results "$RESULTS" "$work/fanout-c10.yaml" >"$work/run.txt" || {
   cat "$work/run.txt"; echo "fanout.sh: a run failed (above)" >&2; exit 1; }

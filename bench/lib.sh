@@ -88,6 +88,20 @@ run_nginx() {
   wait_port "$port"
 }
 
+# nginx_pids DIR: the master and worker pids of the nginx that run_nginx started from DIR.
+nginx_pids() {
+  local master
+  master=$(cat "$1/nginx.pid")
+  echo "$master" $(pgrep -P "$master")
+}
+
+# cpu_ticks PID...: the CPU the processes have used so far (utime + stime, in clock ticks).
+cpu_ticks() {
+  local t=0 p
+  for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  echo "$t"
+}
+
 # stop_nginx DIR: stops the nginx that run_nginx started from DIR and removes DIR (for an EXIT trap).
 stop_nginx() {
   [[ -f $1/nginx.pid ]] && kill "$(cat "$1/nginx.pid")" 2>/dev/null || true
