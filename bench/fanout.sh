@@ -5,7 +5,7 @@
 # round and for the medians (issue 13 asks /async-overlap >= 1.8x /sync), and the overlap ratios
 # from the records (PHP's as-written /async should sit near 1.0).
 #
-#   bash bench/fanout.sh                 # 4 impls x 3 routes x 3 rounds (about 4 minutes)
+#   bash bench/fanout.sh                 # 5 impls x 3 routes x 3 rounds (about 6 minutes)
 #   REQUESTS=500 REPEATS=1 bash bench/fanout.sh
 #   IMPLS=php-fanout ROUTES=/sync,/async-overlap bash bench/fanout.sh   # one impl, two routes
 set -euo pipefail
