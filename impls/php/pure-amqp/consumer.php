@@ -14,6 +14,22 @@
 // 60 s), declares its exchange and queues and consumes again. A publish lost with the connection
 // rolls the transaction back and reports nothing; a message reported whose ack was lost comes back
 // redelivered, and iobench counts it twice.
+//
+// Stopping (SIGTERM, SIGINT): the handler sets $stop, and stopped() runs the handlers of the signals
+// received so far and says whether one came. Signals are dispatched there only, not asynchronously:
+// an asynchronous dispatch that falls while an exception is pending (one thrown by consume() during
+// whose wait the signal came) calls no handler and drops the signal (php-src, ext/pcntl;
+// php/php-src#23624). A busy consumer asks stopped() at the end of each callback, whose false
+// return ends consume() once the message in hand is acked; the deliveries prefetched but not
+// handled are requeued by the broker when the connection closes at exit. An idle consumer is
+// blocked in consume()'s wait for the next delivery, which a signal does not end (librabbitmq polls
+// again on EINTR), so the consuming connection has a read timeout, IDLE_WAKE: consume() then
+// throws AMQPQueueException "Consumer timeout exceed" (php-amqp, amqp_queue.c), with the
+// connection and its consumers intact (librabbitmq times only the wait for a delivery's first
+// frame; a delivery once begun is read whole). That is no broker loss: the loop asks stopped() and
+// waits again with AMQP_JUST_CONSUME, on the consumers already registered (a plain consume() would
+// add one each time), without reconnecting. Under load a delivery is always waiting and the
+// timeout never fires; idle, the consumer wakes every IDLE_WAKE and exits within one of a signal.
 
 declare(strict_types=1);
 
@@ -24,6 +40,11 @@ use Iobench\Backoff;
 
 const QUEUE = 'messages';
 const EVENT_QUEUE = 'messages.events';
+// The read timeout of the consuming connection, in seconds: how long an idle consumer may take to
+// see a stop signal (see above).
+const IDLE_WAKE = 0.25;
+// What php-amqp's consume() throws when no delivery came within the read timeout.
+const IDLE_TIMEOUT = 'Consumer timeout exceed';
 // The seed's INSERT, made idempotent on id so that a command redelivered after a crash is acked
 // without a second row (the seed's plain INSERT would throw out of consume()).
 const INSERT = 'INSERT INTO customers (id, name, email) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING';
@@ -46,7 +67,7 @@ $credentials = [
  */
 function openSession(array $credentials, bool $durable): array
 {
-    $connection = new AMQPConnection($credentials);
+    $connection = new AMQPConnection($credentials + ['read_timeout' => IDLE_WAKE]);
     $connection->connect();
     $channel = new AMQPChannel($connection); // prefetch: php-amqp's default (amqp.prefetch_count, 3), as the seed
     $exchange = new AMQPExchange($channel);
@@ -120,14 +141,19 @@ $pdo = new PDO(sprintf('pgsql:host=%s;port=%d;dbname=%s', $db['host'] ?? 'localh
 $pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
 
 $stop = false;
-pcntl_async_signals(true);
+pcntl_async_signals(false); // dispatched by stopped() only (see above)
 pcntl_signal(SIGTERM, static function () use (&$stop) { $stop = true; });
 pcntl_signal(SIGINT, static function () use (&$stop) { $stop = true; });
+$stopped = static function () use (&$stop): bool {
+    pcntl_signal_dispatch();
+
+    return $stop;
+};
 
 // The handler of one session: an exception (the publish's, its confirm's, the ack's) leaves
 // consume(), the transaction rolled back.
-$handler = static function (array $session) use ($pdo, &$stop): Closure {
-    return static function (AMQPEnvelope $envelope, AMQPQueue $from) use ($pdo, $session, &$stop): bool {
+$handler = static function (array $session) use ($pdo, $stopped): Closure {
+    return static function (AMQPEnvelope $envelope, AMQPQueue $from) use ($pdo, $session, $stopped): bool {
         $data = json_decode($envelope->getBody(), true, 512, JSON_THROW_ON_ERROR);
         if (($data['type'] ?? '') === 'command') {
             $pdo->beginTransaction();
@@ -154,29 +180,49 @@ $handler = static function (array $session) use ($pdo, &$stop): Closure {
         }
         $from->ack($envelope->getDeliveryTag());
 
-        return !$stop; // false ends consume() after a signal, with nothing unacked
+        return !$stopped(); // false ends consume() after a signal, with nothing unacked
     };
 };
+
+/**
+ * Consumes $session until a delivery's callback returns false (stopped) or its read timeout ends
+ * the wait for a delivery (the consumer is idle; the session is intact). It registers the
+ * session's consumers on the first call ($registered false) and only waits on them after that.
+ */
+function consume(array $session, Closure $callback, bool $registered): void
+{
+    if ($registered) {
+        $session['queue']->consume($callback, AMQP_JUST_CONSUME);
+
+        return;
+    }
+    if ($session['eventQueue'] !== null) {
+        $session['eventQueue']->consume(); // registers a consumer on the same channel; one consume() loop serves both
+    }
+    $session['queue']->consume($callback);
+}
 
 $session = openSession($credentials, $durable); // a wrong URL fails here, at once
 fwrite(STDOUT, "ready\n");
 $backoff = new Backoff();
-while ($session !== null && !$stop) {
-    $started = microtime(true);
+$started = microtime(true);
+$registered = false;
+while ($session !== null && !$stopped()) {
     try {
-        if ($session['eventQueue'] !== null) {
-            $session['eventQueue']->consume(); // registers a consumer on the same channel; one consume() loop serves both
-        }
-        $session['queue']->consume($handler($session));
+        consume($session, $handler($session), $registered);
     } catch (AMQPException $e) {
-        if ($stop) {
+        if ($stopped()) {
             break;
+        }
+        if ($e instanceof AMQPQueueException && $e->getMessage() === IDLE_TIMEOUT) {
+            $registered = true; // idle: ask stopped(), then wait again
+            continue;
         }
         fwrite(STDERR, sprintf("broker lost: %s: %s; reconnecting\n", get_class($e), $e->getMessage()));
         closeSession($session);
         $backoff->ended($started);
-        $session = reconnect($credentials, $durable, $backoff, $e, static function () use (&$stop): bool {
-            return $stop;
-        });
+        $session = reconnect($credentials, $durable, $backoff, $e, $stopped);
+        $started = microtime(true);
+        $registered = false;
     }
 }

@@ -116,6 +116,27 @@ var runs atomic.Int64
 // consumer it starts carries the run's own mark in its environment.
 func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	t.Helper()
+	c, mark := onStack(t, st, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	rec, err := Run(ctx, c)
+	t.Logf("run took %v: err=%v", time.Since(start).Round(time.Millisecond), err)
+	if left := consumersAlive(mark); len(left) > 0 {
+		t.Errorf("consumer processes left running: %v", left)
+	}
+	if rec != nil && testing.Verbose() {
+		var sb strings.Builder
+		_ = WriteSummary(&sb, rec)
+		t.Log("\n" + sb.String())
+	}
+	return rec, err
+}
+
+// onStack completes c for a test run on st: its services, the test binary as the consumer unless
+// c.SUT says otherwise, bounds, and a log to t. It returns c with a new mark of the run (NAME=VALUE)
+// in the consumer's environment, and the mark.
+func onStack(t *testing.T, st stack, c Config) (Config, string) {
 	mark := fmt.Sprintf("%s=%d-%d", envRunMark, os.Getpid(), runs.Add(1))
 	c.SUTEnv = append(slices.Clip(c.SUTEnv), mark)
 	c.BrokerURL, c.DatabaseURL, c.Broker, c.Database = st.brokerURL, st.dbURL, st.broker, st.db
@@ -131,20 +152,7 @@ func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 	if c.Log == nil {
 		c.Log = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	start := time.Now()
-	rec, err := Run(ctx, c)
-	t.Logf("run took %v: err=%v", time.Since(start).Round(time.Millisecond), err)
-	if left := consumersAlive(mark); len(left) > 0 {
-		t.Errorf("consumer processes left running: %v", left)
-	}
-	if rec != nil && testing.Verbose() {
-		var sb strings.Builder
-		_ = WriteSummary(&sb, rec)
-		t.Log("\n" + sb.String())
-	}
-	return rec, err
+	return c, mark
 }
 
 // consumersAlive lists the processes still running (not zombies) whose environment holds mark

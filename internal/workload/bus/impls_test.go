@@ -55,12 +55,51 @@ func TestBusImpls(t *testing.T) {
 					if rec.Impl != m.Name || rec.Variant != v.Name || !strings.Contains(rec.Bus.Topology, TopologyOf(m).Queue) {
 						t.Fatalf("record names %s:%s on %q", rec.Impl, rec.Variant, rec.Bus.Topology)
 					}
+					idleStop(t, st, implConfig(inst, v, n, ProfileSeed, Fault{}))
 					killRun(t, st, inst, v, n)
 				})
 			}
 		})
 	}
 	everyLanguage(t, langs, "consumer impl of the bus")
+}
+
+// How long idleStop lets a consumer wait for messages before stopping it, and how soon after
+// SIGTERM it must have exited: well within stopGrace, which a consumer that does not look at
+// SIGTERM while it waits would use up before being SIGKILLed.
+const (
+	idleWait   = 500 * time.Millisecond
+	promptStop = 2 * time.Second
+)
+
+// idleStop starts the consumer of c on the topology the run before it left in place, with nothing
+// to consume, lets it wait for a message for idleWait, and stops it as a run does (SIGTERM, then
+// SIGKILL after stopGrace): it must exit by itself, with status 0, within promptStop.
+func idleStop(t *testing.T, st stack, c Config) {
+	t.Helper()
+	c, mark := onStack(t, st, c)
+	r := &run{cfg: c, t: newTally(0, 0), deadline: time.Now().Add(readyTimeout)}
+	var err error
+	if r.argv, err = sutArgv(&c); err != nil {
+		t.Fatal(err)
+	}
+	r.env = sutEnv(&c, "amqp")
+	p, err := r.launch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(idleWait)
+	start := time.Now()
+	_ = p.Stop()
+	took := time.Since(start)
+	exit := p.Wait(t.Context())
+	if left := consumersAlive(mark); len(left) > 0 {
+		t.Errorf("consumer processes left running: %v", left)
+	}
+	if took > promptStop || exit != nil {
+		t.Fatalf("idle consumer: stopped %v after SIGTERM (want at most %v, by itself): %v", took.Round(time.Millisecond), promptStop, exit)
+	}
+	t.Logf("idle consumer: exited %v after SIGTERM", took.Round(time.Millisecond))
 }
 
 // TestBusImplsRestartBroker restarts a private RabbitMQ half-way through a durable run of every
