@@ -49,9 +49,12 @@ def med(xs):
 
 def main(argv):
     ratios, routes = [], []
-    while argv and argv[0] in ("--ratio", "--route-ratio"):
+    while argv and argv[0] in ("--ratio", "--route-ratio") and len(argv) > 1:
         (ratios if argv[0] == "--ratio" else routes).append(argv[1])
         argv = argv[2:]
+    if not argv or argv[0].startswith("-"):
+        print('usage: table.py [--ratio "A|B" ...] [--route-ratio ROUTE_A:ROUTE_B ...] RECORD.json...', file=sys.stderr)
+        return 2
     groups = defaultdict(list)
     by_repeat = defaultdict(dict)
     for path in argv:
