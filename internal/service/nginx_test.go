@@ -148,6 +148,18 @@ func TestPHPFPMUnknownExtension(t *testing.T) {
 	}
 }
 
+// TestPHPFPMExtensionNeedsAnother: an extension listed without one it needs first (Debian's
+// php-redis needs igbinary) is not loaded, and the pool is refused, with its name.
+func TestPHPFPMExtensionNeedsAnother(t *testing.T) {
+	if _, err := os.Stat("/etc/php/8.2/fpm/conf.d/20-redis.ini"); err != nil && os.Getenv("CI") == "" {
+		t.Skip("php8.2-redis is not installed (scripts/install-services.sh installs it)")
+	}
+	_, err := PHPFPMPool{Dir: t.TempDir(), Extensions: []string{"redis"}}.Prepare(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "does not load redis") {
+		t.Errorf("Prepare = %v; want an error saying redis is not loaded", err)
+	}
+}
+
 // TestExtensionINIs: every way an .ini line loads an extension is read, comments are not.
 func TestExtensionINIs(t *testing.T) {
 	dir := t.TempDir()

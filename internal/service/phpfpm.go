@@ -102,24 +102,35 @@ func (pool PHPFPMPool) Prepare(ctx context.Context) (*PHPFPMCommand, error) {
 	if isRoot() {
 		argv = append(argv, "--allow-to-run-as-root")
 	}
+	info, _ := exec.CommandContext(ctx, bin, "-i").Output() // its version, and its scan directory for Extensions
 	var env []string
 	if pool.Extensions != nil {
-		scan, err := onlyExtensions(ctx, bin, filepath.Join(pool.Dir, "conf.d"), pool.Extensions)
+		scan, err := onlyExtensions(ctx, bin, infoField(info, "Scan this dir for additional .ini files"), filepath.Join(pool.Dir, "conf.d"), pool.Extensions)
 		if err != nil {
 			return nil, fmt.Errorf("php-fpm: %w", err)
 		}
 		env = []string{"PHP_INI_SCAN_DIR=" + scan}
 	}
-	return &PHPFPMCommand{Argv: argv, Env: env, Listen: addr, Workers: workers, Version: phpFPMVersion(ctx, bin), Ready: phpFPMReady}, nil
+	return &PHPFPMCommand{Argv: argv, Env: env, Listen: addr, Workers: workers, Version: infoField(info, "PHP Version"), Ready: phpFPMReady}, nil
 }
 
-// onlyExtensions makes dir a scan directory that enables only the named extensions: links to
-// the .ini files of PHP-FPM's own scan directory that load them (their names, so their order,
-// kept). It returns dir, or a one-line error naming an extension that directory does not enable.
-func onlyExtensions(ctx context.Context, bin, dir string, names []string) (string, error) {
-	sys, err := scanDir(ctx, bin)
-	if err != nil {
-		return "", err
+// infoField returns the value of a "NAME => VALUE" line of `php-fpm -i`'s output, or "".
+func infoField(info []byte, name string) string {
+	for line := range strings.Lines(string(info)) {
+		if v, ok := strings.CutPrefix(line, name+" => "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// onlyExtensions makes dir a scan directory that enables only the named extensions of sys, PHP's
+// own scan directory: links to the .ini files of sys that load them (their names, so their order,
+// kept). It returns dir, or a one-line error naming an extension sys does not enable or PHP-FPM
+// then does not load (one that needs another first, e.g. redis igbinary).
+func onlyExtensions(ctx context.Context, bin, sys, dir string, names []string) (string, error) {
+	if sys == "" || sys == "(none)" {
+		return "", fmt.Errorf("%s -i names no scan directory for extensions' .ini files; drop the pool's extensions list to load them all", bin)
 	}
 	enables, err := extensionINIs(sys)
 	if err != nil {
@@ -137,21 +148,32 @@ func onlyExtensions(ctx context.Context, bin, dir string, names []string) (strin
 			return "", unwrapPath(err)
 		}
 	}
-	return dir, nil
+	return dir, checkLoaded(ctx, bin, dir, names)
 }
 
-// scanDirLine is the line of `php-fpm -i` that names its scan directory.
-var scanDirLine = regexp.MustCompile(`(?m)^Scan this dir for additional \.ini files => (\S+)$`)
-
-// scanDir returns the directory PHP-FPM scans for extensions' .ini files (Debian's
-// /etc/php/8.2/fpm/conf.d), as `php-fpm -i` reports it.
-func scanDir(ctx context.Context, bin string) (string, error) {
-	out, err := exec.CommandContext(ctx, bin, "-i").Output()
-	m := scanDirLine.FindSubmatch(out)
-	if err != nil || m == nil || string(m[1]) == "(none)" {
-		return "", fmt.Errorf("%s -i names no scan directory for extensions' .ini files (%v); run it with all of them (no extensions list)", bin, err)
+// checkLoaded runs `php-fpm -m` on scan directory dir and returns an error naming the extensions
+// of names it does not list.
+func checkLoaded(ctx context.Context, bin, dir string, names []string) error {
+	cmd := exec.CommandContext(ctx, bin, "-m")
+	cmd.Env = append(os.Environ(), "PHP_INI_SCAN_DIR="+dir)
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%s -m with the pool's extensions: %v", bin, err)
 	}
-	return string(m[1]), nil
+	loaded := map[string]bool{}
+	for line := range strings.Lines(strings.ToLower(string(out))) {
+		loaded[strings.TrimPrefix(strings.TrimSpace(line), "zend ")] = true // opcache is "Zend OPcache"
+	}
+	var missing []string
+	for _, n := range names {
+		if !loaded[n] {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("PHP-FPM does not load %s from the pool's extensions; list first what they need (e.g. igbinary for redis, pdo for pdo_pgsql)", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // extensionLine is an .ini line that loads an extension: extension=curl.so, zend_extension=opcache.
@@ -211,16 +233,4 @@ clear_env = no
 catch_workers_output = yes
 decorate_workers_output = no
 `, dir, listen, workers)
-}
-
-// phpFPMVersion returns the version `php-fpm -v` prints ("PHP 8.2.36 (fpm-fcgi) ..."), or "".
-func phpFPMVersion(ctx context.Context, bin string) string {
-	out, err := exec.CommandContext(ctx, bin, "-v").Output()
-	if err != nil {
-		return ""
-	}
-	if f := strings.Fields(string(out)); len(f) > 1 && f[0] == "PHP" {
-		return f[1]
-	}
-	return ""
 }

@@ -206,10 +206,11 @@ $session = openSession($credentials, $durable); // a wrong URL fails here, at on
 fwrite(STDOUT, "ready\n");
 $backoff = new Backoff();
 $started = microtime(true);
+$callback = $handler($session);
 $registered = false;
 while ($session !== null && !$stopped()) {
     try {
-        consume($session, $handler($session), $registered);
+        consume($session, $callback, $registered);
     } catch (AMQPException $e) {
         if ($stopped()) {
             break;
@@ -222,6 +223,9 @@ while ($session !== null && !$stopped()) {
         closeSession($session);
         $backoff->ended($started);
         $session = reconnect($credentials, $durable, $backoff, $e, $stopped);
+        if ($session !== null) {
+            $callback = $handler($session);
+        }
         $started = microtime(true);
         $registered = false;
     }
