@@ -4,11 +4,12 @@
     table.py [--ratio "A|B" ...] [--route-ratio ROUTE_A:ROUTE_B ...] RECORD.json...
 
 One row per (impl:variant, route or case): the median of the repeats' throughput, p50 and p99,
-then per process role the CPU milliseconds per 1,000 successes, CPU use in % of one core and
+the machine's CPU probe before the load (ms of a fixed loop: lower is a faster machine), then per
+process role the CPU milliseconds per 1,000 successes, CPU use in % of one core and
 peak memory (median over the repeats). --ratio "A|B" (labels as the rows print them; A/B when neither holds a slash) adds A's
 throughput over B's for each repeat (records of one repeat number) and for the medians;
 --route-ratio /async-overlap:/sync does that for every row with the first route against the row
-that differs only by the second.
+that differs only by the second. Each ratio's repeats are followed by their records' probes.
 """
 import json
 import re
@@ -57,6 +58,7 @@ def main(argv):
         return 2
     groups = defaultdict(list)
     by_repeat = defaultdict(dict)
+    probes = defaultdict(dict)
     for path in argv:
         with open(path) as f:
             rec = json.load(f)
@@ -64,11 +66,13 @@ def main(argv):
             continue
         groups[label(rec)].append(rec)
         by_repeat[repeat(path, rec)][label(rec)] = rec["throughput"]["mean"]
-    print(f"{'server':40} {'req/s':>9} {'p50':>8} {'p99':>8}  per process: CPU ms/1k, % of a core, peak MiB")
+        probes[repeat(path, rec)][label(rec)] = rec.get("cpu_probe_us", 0) / 1000
+    print(f"{'server':40} {'req/s':>9} {'p50':>8} {'p99':>8} {'probe':>7}  per process: CPU ms/1k, % of a core, peak MiB")
     for name, recs in groups.items():
         rps = med([r["throughput"]["mean"] for r in recs])
         p50 = med([at(r, 50) for r in recs])
         p99 = med([at(r, 99) for r in recs])
+        probe = med([r.get("cpu_probe_us", 0) / 1000 for r in recs])
         procs = defaultdict(lambda: defaultdict(list))
         for r in recs:
             ok = max(r["counts"]["succeeded"], 1)
@@ -85,7 +89,8 @@ def main(argv):
         else:
             name_extra = ""
         cost = "; ".join(f"{k} {med(v['ms']):.1f} ms, {med(v['pct']):.0f}%, {med(v['mib']):.1f}" for k, v in procs.items())
-        print(f"{name:40} {rps:9.0f} {p50:6.2f}ms {p99:6.2f}ms  {cost}{name_extra}")
+        shown = f"{probe:5.2f}ms" if probe > 0 else f"{'-':>7}"  # records before the probe have none
+        print(f"{name:40} {rps:9.0f} {p50:6.2f}ms {p99:6.2f}ms {shown}  {cost}{name_extra}")
     for spec in routes:
         a, b = spec.split(":", 1)
         for name in groups:
@@ -102,6 +107,8 @@ def main(argv):
         ma = med([r["throughput"]["mean"] for r in groups[a]])
         mb = med([r["throughput"]["mean"] for r in groups[b]])
         each = ", ".join(f"{x:.2f}" for _, x in pairs)
+        if any(probes[n][a] for n, _ in pairs):
+            each += "; CPU probe ms: " + ", ".join(f"{probes[n][a]:.2f}/{probes[n][b]:.2f}" for n, _ in pairs)
         print(f"{a} / {b}: medians {ma:.0f} / {mb:.0f} = {ma / mb:.2f}x (each repeat: {each})")
     return 0
 

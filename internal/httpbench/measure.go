@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
@@ -28,8 +29,10 @@ type Meta struct {
 }
 
 // Measure runs cfg and returns its record, with the generator's cost over the measured phase
-// (its busiest threads too), how busy the machine was, and the warnings.
+// (its busiest threads too), how busy the machine was and how fast just before (cpuprobe), and
+// the warnings.
 func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, error) {
+	probe := cpuprobe.Run()
 	meters := startMeters(cfg)
 	res, err := engine.Run(ctx, cfg)
 	if err != nil {
@@ -50,7 +53,7 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 		name = "iobench"
 	}
 	rec.Processes = append(rec.Processes, result.NewProcess(name, "generator", os.Getpid(), used, wall))
-	rec.MachineCPU = busy
+	rec.MachineCPU, rec.CPUProbe = busy, cpuprobe.Micros(probe)
 	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU(), Planned: plannedDuration(cfg)})
 	if res.EngineNote != "" {
 		rec.Warnings = append(rec.Warnings, res.EngineNote)

@@ -43,4 +43,7 @@ func TestMeasureCountsTheMeasuredPhase(t *testing.T) {
 	if measured <= 0 || measured > 0.6*whole {
 		t.Errorf("generator %.3f CPU-s of the process's %.3f over a run three quarters warm-up: want the measured phase's share", measured, whole)
 	}
+	if rec.CPUProbe <= 0 {
+		t.Errorf("cpu_probe_us %v: want the machine's speed probed before the load", rec.CPUProbe)
+	}
 }

@@ -20,11 +20,11 @@ const (
 )
 
 // costs lists every agent's processes under names of their own and says where the agents ran:
-// one machine keeps its figures; several machines add their cores up, and how busy they were is
-// then not known.
+// one machine keeps its figures (how busy it was and its CPU probe, the agents' mean); several
+// machines add their cores up, and how busy and how fast they were is then not known.
 func costs(out *result.Record, recs []*result.Record) {
 	hosts := map[string]int{}
-	var busy float64
+	var busy, probe float64
 	for _, r := range recs {
 		for _, p := range r.Processes {
 			p.Name = fmt.Sprintf("%s[%d/%d]", p.Name, r.Agent.Index, r.Agent.Count)
@@ -32,9 +32,11 @@ func costs(out *result.Record, recs []*result.Record) {
 		}
 		hosts[r.Agent.Host] = r.Environment.Cores
 		busy += r.MachineCPU
+		probe += r.CPUProbe
 	}
 	if len(hosts) == 1 {
 		out.MachineCPU = round2(busy / float64(len(recs)))
+		out.CPUProbe = round2(probe / float64(len(recs)))
 		return
 	}
 	out.Environment.Hostname, out.Environment.Cores = "", 0

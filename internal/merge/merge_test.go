@@ -28,6 +28,7 @@ func agentRecord(run string, i, n int, start time.Time, samples []time.Duration)
 		Throughput: result.Throughput{Unit: "req/s", Mean: float64(len(samples)) / float64(secs)},
 		Latency:    h.Summary(),
 		Agent:      &result.Agent{Index: i, Count: n, Run: run, Started: start, Host: "h"},
+		CPUProbe:   float64(1000 + 100*i),
 		Processes:  []result.Process{{Name: "iobench-http", Role: "generator", CPUUser: 1, PeakRSS: 1 << 20}},
 	}
 	for s := 0; s < secs; s++ {
@@ -81,6 +82,9 @@ func TestMergeIsExact(t *testing.T) {
 		want := whole.Summary()
 		if rec.Latency.Mean != want.Mean || rec.Latency.Max != want.Max || rec.Latency.Min != want.Min || rec.Latency.Stdev != want.Stdev {
 			t.Fatalf("N=%d: merged summary %+v, in one place %+v", n, rec.Latency, want)
+		}
+		if want := float64(1000 + 50*(n-1)); rec.CPUProbe != want {
+			t.Fatalf("N=%d: merged cpu_probe_us %v, want the agents' mean %v (one host)", n, rec.CPUProbe, want)
 		}
 		if len(rec.Series) != 3 || rec.Merged == nil || len(rec.Merged.Agents) != n || rec.Parameters["connections"] != int64(10*n) {
 			t.Fatalf("N=%d: series %d points, merged %+v, parameters %v", n, len(rec.Series), rec.Merged, rec.Parameters)

@@ -35,6 +35,7 @@ type Record struct {
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second
 	Processes     []Process      `json:"processes,omitempty"`
 	MachineCPU    float64        `json:"machine_cpu_percent,omitempty"` // all cores busy, % of all, every process (measured or not); 0 unknown
+	CPUProbe      float64        `json:"cpu_probe_us,omitempty"`        // the machine's speed just before the load: package cpuprobe's fixed loop, µs (lower is faster); 0 unknown
 	Warnings      []string       `json:"warnings,omitempty"`
 	Seed          *Seed          `json:"seed,omitempty"`       // the seed's published figure for this setup
 	Verdict       *Verdict       `json:"verdict,omitempty"`    // the seed's question and claims, for its section of the report

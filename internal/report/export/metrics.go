@@ -68,6 +68,8 @@ var families = []family{
 		processes("", func(p result.Process) float64 { return float64(p.PeakRSS) })},
 	{"iobench_machine_cpu_busy_ratio", gauge, "ratio", "Share of all the machine's cores busy during the run, whoever used them.",
 		value(func(r *result.Record) (float64, bool) { return r.MachineCPU / 100, r.MachineCPU > 0 })},
+	{"iobench_cpu_probe_seconds", gauge, "seconds", "The machine's speed just before the load: a fixed single-threaded loop's time (lower is faster).",
+		value(func(r *result.Record) (float64, bool) { return r.CPUProbe / 1e6, r.CPUProbe > 0 })},
 	{"iobench_warnings", gauge, "", "Warnings the run gave (see the record's warnings).",
 		value(func(r *result.Record) (float64, bool) { return float64(len(r.Warnings)), true })},
 	{"iobench_run_interrupted", gauge, "", "1 when the run was interrupted and its figures are partial, else 0.",

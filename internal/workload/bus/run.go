@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/sut"
@@ -134,6 +135,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 		killAt = max(1, int64(math.Ceil(r.cfg.Fault.At*float64(r.cfg.N))))
 	}
 	r.t = newTally(r.cfg.N, killAt)
+	probe := cpuprobe.Run()
 	r.start = time.Now()
 	r.deadline = r.start.Add(r.cfg.Timeout)
 	r.self, r.machine = procstat.NewSelfMeter(), procstat.NewMachineMeter()
@@ -194,7 +196,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	rec := r.record(end, out)
 	r.account(rec, rows, distinct, left)
 	r.processes(rec, end, selfUse, broker, dbCost)
-	rec.MachineCPU = busy
+	rec.MachineCPU, rec.CPUProbe = busy, cpuprobe.Micros(probe)
 	rec.Warnings = append(rec.Warnings, r.warnings...)
 	if lerr != nil {
 		rec.Warnings = append(rec.Warnings, fmt.Sprintf("could not read the queue depth after the run: %v", lerr))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/env"
 
 	"github.com/iobench/iobench/internal/impl"
@@ -118,6 +119,7 @@ func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 		env.Queue: c.Queue, env.Count: strconv.FormatInt(c.Count, 10),
 		env.Persistent: boolEnv(c.Persistent), env.Confirm: boolEnv(c.Confirm > 0),
 	}
+	r.probe = cpuprobe.Run()
 	proc, err := e.inst.Start(ctx, impl.StartOptions{Variant: e.variant.Name, Env: vars, OnLine: e.line})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrImpl, err)

@@ -10,6 +10,7 @@ import (
 
 	amqp091 "github.com/rabbitmq/amqp091-go"
 
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
@@ -117,7 +118,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 		rec.Counts.Lost = 0 // an interrupted run proves nothing either way
 	}
 	rec.Counts.Failed += rec.Counts.Lost
-	rec.Processes, rec.MachineCPU = r.processes(self, elapsed), busy
+	rec.Processes, rec.MachineCPU, rec.CPUProbe = r.processes(self, elapsed), busy, cpuprobe.Micros(r.probe)
 	rec.Warnings = append(r.warns, r.warnings(rec, self, elapsed)...)
 	return rec
 }

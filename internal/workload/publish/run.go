@@ -11,6 +11,7 @@ import (
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/amqp"
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 )
@@ -38,6 +39,7 @@ type run struct {
 	stop    atomic.Bool // tells the publishers to stop (-d elapsed, interrupted)
 	self    *procstat.SelfMeter
 	machine *procstat.MachineMeter
+	probe   time.Duration // cpuprobe's time just before the load
 	broker  *procstat.Set // RabbitMQ's process trees; nil when unknown
 	ext     *external     // an impl publishing instead of the built-in publishers
 }
@@ -157,6 +159,7 @@ func (r *run) counts() (written, confirmed, consumed int64) {
 // message, then for the consumers.
 func (r *run) measure(ctx context.Context) {
 	c := &r.cfg
+	r.probe = cpuprobe.Run()
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, p := range r.pubs {
