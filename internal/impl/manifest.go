@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -230,6 +231,14 @@ type StopSpec struct {
 
 // ReadyTimeout returns ready.timeout, 30s when not set.
 func (m *Manifest) ReadyTimeout() time.Duration { return durationOr(m.Ready.Timeout, 30*time.Second) }
+
+// StopSignal returns stop.signal, SIGTERM when not set.
+func (m *Manifest) StopSignal() syscall.Signal {
+	if s, ok := signals[strings.TrimPrefix(m.Stop.Signal, "SIG")]; ok {
+		return s
+	}
+	return syscall.SIGTERM
+}
 
 // StopTimeout returns stop.timeout, 5s when not set.
 func (m *Manifest) StopTimeout() time.Duration { return durationOr(m.Stop.Timeout, 5*time.Second) }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -46,7 +47,7 @@ ready:
   log: "^ready$"
   timeout: 10s
 stop:
-  signal: TERM
+  signal: INT
   timeout: 2s
 `
 
@@ -98,6 +99,9 @@ func TestLoadGood(t *testing.T) {
 	}
 	if m.ReadyTimeout().String() != "10s" || m.StopTimeout().String() != "2s" {
 		t.Fatalf("timeouts %v %v", m.ReadyTimeout(), m.StopTimeout())
+	}
+	if m.StopSignal() != syscall.SIGINT || (&Manifest{}).StopSignal() != syscall.SIGTERM {
+		t.Fatalf("stop signal %v (want SIGINT), unset %v (want SIGTERM)", m.StopSignal(), (&Manifest{}).StopSignal())
 	}
 }
 

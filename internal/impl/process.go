@@ -114,14 +114,10 @@ func (inst *Installation) sutOptions(name string, argv []string, v Variant, opts
 	if logDir == "" {
 		logDir = filepath.Join(inst.Dir, "logs")
 	}
-	sig := syscall.SIGTERM
-	if s, ok := signals[strings.TrimPrefix(m.Stop.Signal, "SIG")]; ok {
-		sig = s
-	}
 	return sut.Options{
 		Name: name, Argv: argv, Dir: m.Dir, Env: inst.environ(v, opts.Env),
 		Ready: sut.Ready{Timeout: m.ReadyTimeout()}, Stream: opts.Stream, OnLine: opts.OnLine, LogDir: logDir,
-		StopSignal: sig, StopGrace: m.StopTimeout(), StateDir: opts.StateDir, CPUs: opts.CPUs,
+		StopSignal: m.StopSignal(), StopGrace: m.StopTimeout(), StateDir: opts.StateDir, CPUs: opts.CPUs,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/iobench/iobench/internal/fail"
@@ -140,6 +141,10 @@ type Config struct {
 	RestartBroker []string
 	// SUTEnv is added to the consumer's environment (tests use it).
 	SUTEnv []string
+	// StopSignal and StopGrace stop the consumer: the signal, then SIGKILL after the grace (an
+	// impl's stop.signal and stop.timeout); zero means SIGTERM and 10 s.
+	StopSignal syscall.Signal
+	StopGrace  time.Duration
 	// Progress receives a live progress line, rewritten in place every second; nil for none.
 	Progress io.Writer
 	// Command is the command line recorded in the result.

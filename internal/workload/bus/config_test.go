@@ -3,7 +3,11 @@ package bus
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/iobench/iobench/internal/impl"
 )
 
 func TestParseFault(t *testing.T) {
@@ -133,3 +137,15 @@ func TestValidateURLs(t *testing.T) {
 }
 
 func containsSecret(err error) bool { return err != nil && strings.Contains(err.Error(), "secret") }
+
+// TestUseImplStops checks that a consumer impl is stopped as its manifest says (stop.signal,
+// stop.timeout).
+func TestUseImplStops(t *testing.T) {
+	m := &impl.Manifest{Name: "demo-bus", Start: impl.StartSpec{Command: []string{"demo"}}}
+	m.Stop.Signal, m.Stop.Timeout = "INT", "3s"
+	var c Config
+	UseImpl(&c, &impl.Installation{Manifest: m}, impl.Variant{Name: "v", Mode: "async"})
+	if c.StopSignal != syscall.SIGINT || c.StopGrace != 3*time.Second {
+		t.Fatalf("stop %v after %v: want SIGINT, then SIGKILL after 3s", c.StopSignal, c.StopGrace)
+	}
+}

@@ -14,7 +14,8 @@ import (
 
 // UseImpl makes an installed consumer impl, running variant v, the consumer of cfg: its command
 // line, its environment (the installation's and the variant's), its topology, its name, the
-// variant's name, mode and expected findings, and the variants that survive a broker restart.
+// variant's name, mode and expected findings, the variants that survive a broker restart, and
+// how it stops (stop.signal, stop.timeout).
 func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
 	cfg.SUT = inst.Command()
 	cfg.SUTEnv = inst.RuntimeEnv(v)
@@ -22,6 +23,7 @@ func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
 	cfg.Impl, cfg.Variant, cfg.Expect = inst.Manifest.Name, v.Name, v.Expect
 	cfg.RestartBroker = inst.Manifest.Workloads[Name].RestartBroker
 	cfg.Mode = v.Mode
+	cfg.StopSignal, cfg.StopGrace = inst.Manifest.StopSignal(), inst.Manifest.StopTimeout()
 }
 
 // PickVariant returns m's variant called name, or, for "", its first of mode (its first when

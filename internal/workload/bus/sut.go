@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +11,8 @@ import (
 	"github.com/iobench/iobench/internal/sut"
 )
 
-// stopGrace is how long a consumer has to finish its handlers after SIGTERM before SIGKILL.
+// stopGrace is how long a consumer has to finish its handlers after SIGTERM before SIGKILL,
+// unless Config.StopGrace says otherwise.
 const stopGrace = 10 * time.Second
 
 // launch starts a consumer through the runner and returns once it has said "ready" on its report
@@ -21,11 +23,12 @@ func (r *run) launch(ctx context.Context) (*sut.Process, error) {
 	wait := max(min(readyTimeout, time.Until(r.deadline)), time.Millisecond) // 0 would mean the default
 	p, err := sut.Start(ctx, sut.Options{
 		Name: "consumer (" + r.impl() + ")", Argv: r.argv, Env: r.env,
-		Ready:     sut.Ready{Stream: true, Timeout: wait},
-		Stream:    r.t.read,
-		OnLine:    func(line string) { r.cfg.Log.Info("consumer", "start", n, "stderr", line) },
-		StopGrace: stopGrace,
-		Log:       r.cfg.Log,
+		Ready:  sut.Ready{Stream: true, Timeout: wait},
+		Stream: r.t.read,
+		OnLine: func(line string) { r.cfg.Log.Info("consumer", "start", n, "stderr", line) },
+		Log:    r.cfg.Log,
+		// The impl's stop.signal and stop.timeout, else SIGTERM and stopGrace.
+		StopSignal: r.cfg.StopSignal, StopGrace: cmp.Or(r.cfg.StopGrace, stopGrace),
 	})
 	if err != nil {
 		return nil, err
