@@ -70,6 +70,9 @@ func Workloads() []string {
 // Signals a manifest may name in stop.signal.
 var Signals = []string{"INT", "KILL", "QUIT", "TERM"}
 
+// signals are Signals by name, for StopSignal.
+var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.SIGKILL, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM}
+
 // Manifest is an impl.yaml: what the impl is, the variants it can run, what it implements, what it
 // needs and how it is installed, started, found ready and stopped. docs/IMPLS.md explains every
 // field to impl authors.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/env"
@@ -153,7 +152,6 @@ func startErr(ctx context.Context, err error) error {
 	return fmt.Errorf("impl %w", err)
 }
 
-var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.SIGKILL, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM}
 
 // environ is the impl's environment: ours without IOBENCH_* (sut.Environ) nor a virtualenv or
 // Node path of our own, then RuntimeEnv, then the run's env.
