@@ -152,7 +152,6 @@ func startErr(ctx context.Context, err error) error {
 	return fmt.Errorf("impl %w", err)
 }
 
-
 // environ is the impl's environment: ours without IOBENCH_* (sut.Environ) nor a virtualenv or
 // Node path of our own, then RuntimeEnv, then the run's env.
 func (inst *Installation) environ(v Variant, run map[string]string) []string {
