@@ -20,12 +20,19 @@ const ConnLimitProbe = 100
 // connLimitTimeout bounds the whole probe: dialling, and every answer.
 const connLimitTimeout = 15 * time.Second
 
-// checkConnLimit opens n connections to addr and holds them all open, then asks GET path on each
-// and reads the answer; a connection stays open after it unless the response says it closes. A connection refused, or accepted and then closed or reset before any
-// response, was turned away: some turned away means a per-client connection limit
-// (connection-limit, seed 4's Aerys with connectionsPerIP 30). Other failures (a timeout, a
-// response cut short or malformed) are an ordinary problem.
-func checkConnLimit(ctx context.Context, addr, path string, n int) []RouteProblem {
+// ConnCount is what a server did with connections held open at once (ProbeConnections).
+type ConnCount struct {
+	Opened     int   // connections asked for
+	Answered   int   // answered GET path
+	TurnedAway int   // refused, or closed or reset before any response
+	Failed     int   // any other failure: a timeout, a response cut short or malformed
+	First      error // the first of the other failures
+}
+
+// ProbeConnections opens n connections to addr and holds them all open, then asks GET path on
+// each and reads the answer; a connection stays open after it unless the response says it
+// closes. It counts the connections answered, turned away and failed otherwise.
+func ProbeConnections(ctx context.Context, addr, path string, n int) ConnCount {
 	ctx, cancel := context.WithTimeout(ctx, connLimitTimeout)
 	defer cancel()
 	conns := make([]net.Conn, n)
@@ -51,27 +58,35 @@ func checkConnLimit(ctx context.Context, addr, path string, n int) []RouteProble
 		wg.Go(func() { errs[i] = askOnce(c, addr, path, deadline) })
 	}
 	wg.Wait()
-	turnedAway, failed := 0, 0
-	var first error
+	out := ConnCount{Opened: n}
 	for _, err := range errs {
 		switch {
 		case err == nil:
+			out.Answered++
 		case turnedAwayErr(err):
-			turnedAway++
+			out.TurnedAway++
 		default:
-			failed++
-			if first == nil {
-				first = err
+			out.Failed++
+			if out.First == nil {
+				out.First = err
 			}
 		}
 	}
+	return out
+}
+
+// checkConnLimit probes n connections held open at once (ProbeConnections): some turned away
+// means a per-client connection limit (connection-limit, seed 4's Aerys with connectionsPerIP
+// 30). Other failures are an ordinary problem.
+func checkConnLimit(ctx context.Context, addr, path string, n int) []RouteProblem {
+	c := ProbeConnections(ctx, addr, path, n)
 	var out []RouteProblem
-	if turnedAway > 0 {
+	if c.TurnedAway > 0 {
 		out = append(out, RouteProblem{Finding: "connection-limit", Msg: fmt.Sprintf(
-			"GET %s on %d connections open at once: %d were refused or closed without a response (a per-client connection limit)", path, n, turnedAway)})
+			"GET %s on %d connections open at once: %d were refused or closed without a response (a per-client connection limit)", path, n, c.TurnedAway)})
 	}
-	if failed > 0 {
-		out = append(out, RouteProblem{Msg: fmt.Sprintf("GET %s on %d connections open at once: %d failed, the first with: %v", path, n, failed, first)})
+	if c.Failed > 0 {
+		out = append(out, RouteProblem{Msg: fmt.Sprintf("GET %s on %d connections open at once: %d failed, the first with: %v", path, n, c.Failed, c.First)})
 	}
 	return out
 }

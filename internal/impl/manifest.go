@@ -77,11 +77,14 @@ var signals = map[string]syscall.Signal{"INT": syscall.SIGINT, "KILL": syscall.S
 // needs and how it is installed, started, found ready and stopped. docs/IMPLS.md explains every
 // field to impl authors.
 type Manifest struct {
-	Name        string              `yaml:"name"`        // always <language>-<folder>, e.g. "python-pika-publisher"
-	Language    string              `yaml:"language"`    // one of Languages
-	Description string              `yaml:"description"` // one line for `iobench impls`
-	Variants    []Variant           `yaml:"variants"`    // at least one; the first is the default
-	Workloads   map[string]Workload `yaml:"workloads"`   // workload id -> what the impl does for it
+	Name        string `yaml:"name"`        // always <language>-<folder>, e.g. "python-pika-publisher"
+	Language    string `yaml:"language"`    // one of Languages
+	Description string `yaml:"description"` // one line for `iobench impls`
+	// StandsInFor names the seed's system the impl stands in for where that system cannot run
+	// here ("Aerys NativeReactor"): every verdict and heading that uses its figures names both.
+	StandsInFor string              `yaml:"stands_in_for"`
+	Variants    []Variant           `yaml:"variants"`  // at least one; the first is the default
+	Workloads   map[string]Workload `yaml:"workloads"` // workload id -> what the impl does for it
 	Requires    Requires            `yaml:"requires"`
 	Install     InstallSpec         `yaml:"install"`
 	Start       StartSpec           `yaml:"start"`
@@ -95,11 +98,12 @@ type Manifest struct {
 // Variant is one selectable way of running the impl: the seed's configuration or a fixed one,
 // sync or async. Start hands its name, mode and env to the impl (IOBENCH_VARIANT, IOBENCH_MODE).
 type Variant struct {
-	Name        string            `yaml:"name"`        // [a-z0-9-], unique in the manifest
-	Mode        string            `yaml:"mode"`        // sync or async
-	Description string            `yaml:"description"` // one line
-	Seed        string            `yaml:"seed"`        // the seed's figure this variant reproduces, if any
-	Env         map[string]string `yaml:"env"`         // extra environment for this variant
+	Name        string            `yaml:"name"`          // [a-z0-9-], unique in the manifest
+	Mode        string            `yaml:"mode"`          // sync or async
+	Description string            `yaml:"description"`   // one line
+	StandsInFor string            `yaml:"stands_in_for"` // the seed's system this variant stands in for, where it differs from the impl's
+	Seed        string            `yaml:"seed"`          // the seed's figure this variant reproduces, if any
+	Env         map[string]string `yaml:"env"`           // extra environment for this variant
 	// Expect lists the seed flaws (ids of Findings) the variant reproduces on purpose: verify and
 	// the report show them as "seed flaw reproduced", not as failures.
 	Expect []string `yaml:"expect"`

@@ -324,9 +324,9 @@ type (
 var requirement = listOf{fields{"name": leaf{}, "import": leaf{}, "file": leaf{}, "hint": leaf{}}}
 
 var manifestSchema = fields{
-	"name": leaf{}, "language": leaf{}, "description": leaf{},
+	"name": leaf{}, "language": leaf{}, "description": leaf{}, "stands_in_for": leaf{},
 	"variants": listOf{fields{
-		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
+		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "stands_in_for": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
 	}},
 	"workloads": mapOf{fields{
 		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{}, "consumers": leaf{}, "restart_broker": leaf{},

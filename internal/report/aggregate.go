@@ -94,14 +94,18 @@ func (s Spread) Width() float64 {
 	return (s.Max - s.Min) / s.Median
 }
 
-// Group is the repeats of one variant, with their figures summarized.
+// Group is the repeats of one variant, with their figures summarized over the repeats that
+// count: those that verified or reproduced the seed flaw their variant expects (Status). The
+// others are in Records and Left, and in no figure.
 type Group struct {
 	Key        Key
-	Records    []*result.Record // in the order they started
+	Records    []*result.Record // every repeat, in the order they started
+	Counted    []*result.Record // the repeats whose figures count, in the same order
+	Left       []LeftOut        // the repeats left out of every figure, and why
 	Unit       string           // throughput unit, e.g. "req/s"
 	Throughput Spread           // of Throughput.Mean
 	P50, P99   Spread           // of Latency.At(50) and At(99), in microseconds; N is 0 without latency
-	Verified   bool             // every record verified (see Verified)
+	Verified   bool             // every record verified, no seed flaw reproduced (Status)
 	Status     string           // the worst Status of the records
 	Expect     []string         // the seed flaws the variant expects (record.Expect)
 	Warnings   int              // warnings over all records
@@ -114,12 +118,22 @@ type Group struct {
 	Answered Spread
 }
 
+// LeftOut is a run left out of its group's figures: it failed its own check (Why).
+type LeftOut struct {
+	Record *result.Record
+	Why    string
+}
+
+// Name names the run left out: its run id in a suite, else its workload, impl and start.
+func (l LeftOut) Name() string { return runName(l.Record) }
+
 // Aggregate groups records by Key, sorted by workload, impl, mode (sync first) and load model
-// (closed first). Records keep their start order within a group.
+// (closed first). Records keep their start order within a group; the same records in any order
+// give the same groups (Canonical).
 func Aggregate(recs []*result.Record) []Group {
 	idx := map[Key]int{}
 	var groups []Group
-	for _, r := range recs {
+	for _, r := range Canonical(recs) {
 		if r == nil {
 			continue
 		}
@@ -137,22 +151,30 @@ func Aggregate(recs []*result.Record) []Group {
 		sort.SliceStable(g.Records, func(a, b int) bool { return g.Records[a].StartedAt.Before(g.Records[b].StartedAt) })
 		var tp, p50, p99, cpu, answered []float64
 		for _, r := range g.Records {
+			st := Status(r)
+			g.Verified = g.Verified && st == StatusVerified
+			g.Status = worse(g.Status, st)
+			g.addErrors(r.Counts.Errors)
+			g.Warnings += len(r.Warnings)
+			if st == StatusFailed {
+				g.Left = append(g.Left, LeftOut{Record: r, Why: Why(r)})
+				continue
+			}
+			g.Counted = append(g.Counted, r)
 			tp = append(tp, r.Throughput.Mean)
 			answered = append(answered, AnsweredRate(r))
 			if r.Latency != nil && r.Latency.Count > 0 {
 				p50, p99 = append(p50, r.Latency.At(50)), append(p99, r.Latency.At(99))
 			}
+			g.costOf(r, &cpu)
+		}
+		for _, r := range g.Records {
 			if g.Seed == nil {
 				g.Seed = r.Seed
 			}
-			g.addErrors(r.Counts.Errors)
 			if g.Unit == "" {
 				g.Unit = r.Throughput.Unit
 			}
-			g.Verified = g.Verified && Verified(r)
-			g.Status = worse(g.Status, Status(r))
-			g.Warnings += len(r.Warnings)
-			g.costOf(r, &cpu)
 		}
 		g.Throughput, g.P50, g.P99, g.CPUPer1k = SpreadOf(tp), SpreadOf(p50), SpreadOf(p99), SpreadOf(cpu)
 		g.Answered = SpreadOf(answered)
@@ -189,18 +211,12 @@ func rank(s string, order ...string) string {
 	return "9" + s
 }
 
-// Verified says whether a run's numbers can be trusted: where its workload has its own
-// accounting (workload.Workload.Verified, the bus), that; for the others, it completed
-// operations, none failed and it was not interrupted.
-func Verified(rec *result.Record) bool {
-	if rec.Interrupted {
-		return false
-	}
-	if w, ok := workload.Lookup(rec.Workload); ok && w.Verified != nil {
-		return w.Verified(rec)
-	}
-	return rec.Counts.Succeeded > 0 && rec.Counts.Failed == 0
-}
+// Verified says whether a run's own check proved its figures (workload.Verification, the one
+// check every reader uses).
+func Verified(rec *result.Record) bool { return workload.Verification(rec).OK }
+
+// Why says why a run's own check failed, in one line; "" when it passed.
+func Why(rec *result.Record) string { return workload.Verification(rec).Why }
 
 // Ratio compares an async group with a sync group of the same workload and load model (and,
 // where the groups have a case, of the same impl and case: fanout's routes of one impl).
@@ -259,4 +275,12 @@ func div(a, b float64) float64 {
 		return 0
 	}
 	return a / b
+}
+
+// RateText is the group's throughput median with its unit, "–" when no run counts.
+func (g Group) RateText() string {
+	if g.Throughput.N == 0 {
+		return "–"
+	}
+	return RateText(g.Throughput.Median, g.Unit)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func TestAggregateAndRatios(t *testing.T) {
 	}
 	recs[5].Latency = nil
 	recs[5].Warnings = []string{"one", "two"}
-	recs[2].Counts.Failed = 1
+	recs[2].Verification = &result.Verification{Why: "the store's count: 9 counted for 10 responses"}
 	groups := Aggregate(recs)
 	var keys []string
 	for _, g := range groups {
@@ -84,14 +85,15 @@ func TestAggregateAndRatios(t *testing.T) {
 		}
 	}
 	sync := groups[1]
-	if sync.Throughput != (Spread{N: 2, Median: 110, Min: 100, Max: 120}) || sync.P99.Median != 1500 || sync.Verified {
+	if sync.Throughput != (Spread{N: 1, Median: 100, Min: 100, Max: 100}) || sync.P99.Median != 1000 || sync.Verified ||
+		len(sync.Records) != 2 || len(sync.Left) != 1 || sync.Left[0].Record != recs[2] || !strings.Contains(sync.Left[0].Why, "9 counted") {
 		t.Errorf("sync group %+v", sync)
 	}
 	if groups[0].P99.N != 0 || groups[0].Warnings != 2 || !groups[0].Verified {
 		t.Errorf("group without latency %+v", groups[0])
 	}
 	ratios := Ratios(groups)
-	if len(ratios) != 1 || ratios[0].Throughput != 330.0/110 || ratios[0].P99 != 1000.0/1500 {
+	if len(ratios) != 1 || ratios[0].Throughput != 330.0/100 || ratios[0].P99 != 1000.0/1000 {
 		t.Fatalf("ratios %+v", ratios)
 	}
 	if u := Unpaired(groups, ratios); len(u) != 1 || u[0] != "v" {

@@ -104,7 +104,7 @@ func errorsSection(groups []Group) section {
 			wrk = RateText(g.Answered.Median, g.Unit)
 		}
 		s.Rows = append(s.Rows, []string{g.Key.ImplLabel(), dash(g.Key.Load()), dash(strings.Join(g.Expect, ", ")),
-			ErrorsText(g.Errors), RateText(g.Throughput.Median, g.Unit), wrk, StatusText(g.Status, g.Expect)})
+			ErrorsText(g.Errors), g.RateText(), wrk, StatusText(g.Status, g.Expect)})
 	}
 	return s
 }

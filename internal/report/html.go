@@ -86,6 +86,7 @@ type summaryRow struct {
 	Throughput, Spread, P99 string
 	Verified                bool
 	Flaw                    string // "seed flaw reproduced (...)" when that is the status
+	Why                     string // why runs were left out, when some were (GroupWhy)
 	FirstRun                string
 }
 
@@ -95,6 +96,7 @@ type runView struct {
 	Anchor, Label, Color      string
 	Verified, Interrupted     bool
 	Flaw                      string
+	Why                       string // why the run failed its own check, if it did
 	Started, Duration, Target string
 	Command                   string
 	Params, Env, Counts       []kv
@@ -183,8 +185,8 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	}
 	for _, g := range groups {
 		p.Summary = append(p.Summary, summaryRow{Key: g.Key, Color: color(colors[g.Key]), Runs: len(g.Records),
-			Warnings: g.Warnings, Throughput: RateText(g.Throughput.Median, g.Unit), Spread: SpreadText(g.Throughput),
-			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), FirstRun: anchors[g.Records[0]]})
+			Warnings: g.Warnings, Throughput: g.RateText(), Spread: SpreadText(g.Throughput),
+			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), Why: GroupWhy(g), FirstRun: anchors[g.Records[0]]})
 	}
 	p.Side = sideRows(groups, colors)
 	free := unclaimed(groups)
@@ -402,7 +404,7 @@ func envRows(e result.Environment, withMachine bool) []kv {
 }
 
 func runPage(r *result.Record, label, anchor, col string, withEnv bool) runView {
-	v := runView{Anchor: anchor, Label: label, Color: col, Verified: Verified(r), Flaw: flawText(Status(r), r.Expect), Interrupted: r.Interrupted,
+	v := runView{Anchor: anchor, Label: label, Color: col, Verified: Status(r) == StatusVerified, Flaw: flawText(Status(r), r.Expect), Why: Why(r), Interrupted: r.Interrupted,
 		Started: r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC"), Duration: r.Duration.Std().Round(time.Millisecond).String(),
 		Target: r.Target, Command: ShellQuote(r.Command), Processes: r.Processes, Warnings: r.Warnings}
 	if len(r.Processes) > 0 {

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // Statuses of a run or a group, as the summary's verified column shows them.
@@ -17,13 +17,19 @@ const (
 )
 
 // Status says what a run's verification means: verified; failed; or, for a run of a variant that
-// reproduces a seed flaw on purpose (record.Expect), the flaw reproduced rather than a failure.
+// reproduces a seed flaw on purpose (record.Expect) and failed its check or had errors, the flaw
+// reproduced, only where the record shows the flaw's own signature (workload.FlawReproduced). A
+// verified run with errors the flaw does not explain is verified: its errors are counted apart.
 func Status(rec *result.Record) string {
-	switch {
-	case Verified(rec):
+	v := workload.Verification(rec)
+	if v.OK && rec.Counts.Failed == 0 {
 		return StatusVerified
-	case len(rec.Expect) > 0 && !rec.Interrupted && impl.Explains(rec.Expect, rec.Counts.Errors):
+	}
+	if ok, _ := workload.FlawReproduced(rec); ok {
 		return StatusFlaw
+	}
+	if v.OK {
+		return StatusVerified
 	}
 	return StatusFailed
 }
@@ -112,6 +118,7 @@ type sideRow struct {
 	Key                                Key
 	Color                              string
 	Throughput, P99, CPU, Memory, Flaw string
+	Why                                string // GroupWhy
 	Verified                           bool
 }
 
@@ -119,8 +126,8 @@ type sideRow struct {
 func sideRows(groups []Group, colors map[Key]int) []sideRow {
 	var out []sideRow
 	for _, g := range SideBySide(groups) {
-		out = append(out, sideRow{Key: g.Key, Color: color(colors[g.Key]), Throughput: RateText(g.Throughput.Median, g.Unit),
-			P99: LatencyText(g.P99), CPU: LatencyText(g.CPUPer1k), Memory: MemoryText(g.PeakRSS), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect)})
+		out = append(out, sideRow{Key: g.Key, Color: color(colors[g.Key]), Throughput: g.RateText(),
+			P99: LatencyText(g.P99), CPU: LatencyText(g.CPUPer1k), Memory: MemoryText(g.PeakRSS), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), Why: GroupWhy(g)})
 	}
 	return out
 }

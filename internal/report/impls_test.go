@@ -53,21 +53,27 @@ func langRecords() []*result.Record {
 }
 
 // TestFlawExplainsOnlyItsErrors: a run of a variant that expects a seed flaw reproduced it only
-// when every error it had is of a class the flaw explains; any other error fails it.
+// when every error it had is of a class the flaw explains and the flaw's signature is there;
+// errors it does not explain leave a run that verified verified (its errors counted apart), and
+// a run that failed its own check failed, whatever its errors.
 func TestFlawExplainsOnlyItsErrors(t *testing.T) {
 	r := withSUT("php-react", "seed", "closed", 500, 1, 30<<20, 5000, 1)
 	r.Expect, r.Counts.Failed = []string{"content-length-mismatch"}, 10
+	crashed := &result.Verification{Why: "impl php-react exited during the run"}
 	for _, tc := range []struct {
-		errs map[string]int64
-		want string
+		errs  map[string]int64
+		check *result.Verification
+		want  string
 	}{
-		{map[string]int64{"length": 10}, StatusFlaw},
-		{map[string]int64{"length": 5, "timeout": 5}, StatusFailed},
-		{map[string]int64{"read": 10}, StatusFailed},
+		{map[string]int64{"length": 10}, nil, StatusFlaw},
+		{map[string]int64{"length": 5, "timeout": 5}, nil, StatusVerified},
+		{map[string]int64{"read": 10}, nil, StatusVerified},
+		{map[string]int64{"length": 10}, crashed, StatusFailed},
+		{map[string]int64{"read": 10}, crashed, StatusFailed},
 	} {
-		r.Counts.Errors = tc.errs
+		r.Counts.Errors, r.Verification = tc.errs, tc.check
 		if got := Status(r); got != tc.want {
-			t.Errorf("errors %v: status %q, want %q", tc.errs, got, tc.want)
+			t.Errorf("errors %v, check %v: status %q, want %q", tc.errs, tc.check, got, tc.want)
 		}
 	}
 }
@@ -104,12 +110,14 @@ func TestSideBySide(t *testing.T) {
 func TestStatus(t *testing.T) {
 	ok := crafted("hello", "go-hello", "async", "closed", 1, 1, 1)
 	bad := crafted("hello", "go-hello", "async", "closed", 1, 1, 1)
-	bad.Counts.Failed = 1
+	bad.Verification = &result.Verification{Why: "impl go-hello exited during the run"}
+	resets := crafted("hello", "go-hello", "async", "closed", 1, 1, 1)
+	resets.Counts.Failed, resets.Counts.Errors = 1, map[string]int64{"read": 1}
 	flaw := crafted("hello", "php-react", "async", "closed", 1, 1, 1)
 	flaw.Counts.Failed, flaw.Counts.Errors, flaw.Expect = 1, map[string]int64{"length": 1}, []string{"content-length-mismatch"}
 	stopped := crafted("hello", "php-react", "async", "closed", 1, 1, 1)
 	stopped.Counts.Failed, stopped.Expect, stopped.Interrupted = 1, []string{"no-keepalive"}, true
-	for rec, want := range map[*result.Record]string{ok: StatusVerified, bad: StatusFailed, flaw: StatusFlaw, stopped: StatusFailed} {
+	for rec, want := range map[*result.Record]string{ok: StatusVerified, bad: StatusFailed, resets: StatusVerified, flaw: StatusFlaw, stopped: StatusFailed} {
 		if got := Status(rec); got != want {
 			t.Errorf("%s failed=%d expect=%v: %s, want %s", rec.Impl, rec.Counts.Failed, rec.Expect, got, want)
 		}

@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/iobench/iobench/internal/report/limit"
+	"github.com/iobench/iobench/internal/result"
 )
 
 // limitRow is one group's answer to what limited its runs.
@@ -76,4 +78,30 @@ func limitSection(groups []Group) section {
 		s.Rows = append(s.Rows, r.cells())
 	}
 	return s
+}
+
+// notTheSUT names what limited a run when its system under test did not (package limit): the
+// CPU of saturated processes of other roles (a service, the generator), or the machine's CPU as
+// a whole; "" when the system under test was saturated itself, or nothing was.
+func notTheSUT(r *result.Record) string {
+	v := limit.OfRecord(r)
+	var suts, others []string
+	for _, p := range r.Processes {
+		if p.Role == "sut" {
+			suts = append(suts, p.Name)
+		}
+	}
+	for _, p := range v.Saturated {
+		if slices.Contains(suts, p.Name) {
+			return ""
+		}
+		others = append(others, p.Name)
+	}
+	switch {
+	case len(others) > 0:
+		return strings.Join(others, " and ") + "'s CPU"
+	case v.CPU:
+		return "the machine's CPU"
+	}
+	return ""
 }

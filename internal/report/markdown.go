@@ -33,7 +33,7 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 	for _, g := range groups {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %d |\n",
 			md(g.Key.Workload), md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(dash(g.Key.Load())), len(g.Records),
-			md(RateText(g.Throughput.Median, g.Unit)), SpreadText(g.Throughput), LatencyText(g.P99),
+			md(g.RateText()), SpreadText(g.Throughput), LatencyText(g.P99),
 			statusMD(g), g.Warnings)
 	}
 	markdownSideBySide(&b, groups)
@@ -67,7 +67,7 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 	fmt.Fprintln(tw, "workload\timpl\tmode\tload\truns\tthroughput\tspread (min–max)\tp99\tverified\twarnings")
 	for _, g := range groups {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%d\n", g.Key.Workload, g.Key.ImplLabel(), dash(g.Key.Mode),
-			dash(g.Key.Load()), len(g.Records), RateText(g.Throughput.Median, g.Unit), SpreadText(g.Throughput),
+			dash(g.Key.Load()), len(g.Records), g.RateText(), SpreadText(g.Throughput),
 			LatencyText(g.P99), statusText(g), g.Warnings)
 	}
 	if err := tw.Flush(); err != nil {
@@ -132,20 +132,30 @@ func RatioText(r float64) string {
 	return fmt.Sprintf("%.2f×", r)
 }
 
-// statusMD is a group's status for a Markdown cell: a failure in bold.
+// statusMD is a group's status for a Markdown cell: a failure in bold, with why.
 func statusMD(g Group) string {
 	if g.Status == StatusFailed {
-		return "**no**"
+		return "**not verified**: " + md(GroupWhy(g))
 	}
 	return md(StatusText(g.Status, g.Expect))
 }
 
-// statusText is a group's status for the terminal: a failure in capitals.
+// statusText is a group's status for the terminal: a failure with why.
 func statusText(g Group) string {
 	if g.Status == StatusFailed {
-		return "NO"
+		return "not verified: " + GroupWhy(g)
 	}
 	return StatusText(g.Status, g.Expect)
+}
+
+// GroupWhy says why a group's runs were left out of its figures: the first one's reason, and
+// how many of the repeats were left out ("the store's count: ... (2 of 2 runs)"); "" when none
+// was.
+func GroupWhy(g Group) string {
+	if len(g.Left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%d of %d runs left out)", g.Left[0].Why, len(g.Left), len(g.Records))
 }
 
 // markdownSideBySide writes the impls of each workload side by side with their own cost.
@@ -159,7 +169,7 @@ func markdownSideBySide(b *strings.Builder, groups []Group) {
 	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|\n")
 	for _, g := range side {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", md(g.Key.Workload), md(dash(g.Key.Load())),
-			md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(RateText(g.Throughput.Median, g.Unit)), LatencyText(g.P99),
+			md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(g.RateText()), LatencyText(g.P99),
 			LatencyText(g.CPUPer1k), MemoryText(g.PeakRSS), statusMD(g))
 	}
 }
@@ -175,7 +185,7 @@ func textSideBySide(w io.Writer, groups []Group) error {
 	fmt.Fprintln(tw, "workload\tload\timpl\tmode\tthroughput\tp99\tCPU per 1k ops\tpeak memory\tverified")
 	for _, g := range side {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.Key.Workload, dash(g.Key.Load()), g.Key.ImplLabel(),
-			dash(g.Key.Mode), RateText(g.Throughput.Median, g.Unit), LatencyText(g.P99), LatencyText(g.CPUPer1k),
+			dash(g.Key.Mode), g.RateText(), LatencyText(g.P99), LatencyText(g.CPUPer1k),
 			MemoryText(g.PeakRSS), statusText(g))
 	}
 	return tw.Flush()

@@ -42,7 +42,7 @@ func AnsweredRate(r *result.Record) float64 {
 // oursText is a group's median beside the seed; where flawed responses were counted as errors,
 // it adds the rate as wrk counts it (flawed responses included), the seed's own measure.
 func oursText(g Group) string {
-	ours := RateText(g.Throughput.Median, g.Unit)
+	ours := g.RateText()
 	flawed := int64(0)
 	for _, c := range flawedClasses {
 		flawed += g.Errors[c]

@@ -13,30 +13,35 @@ import (
 // file's words, its published figures beside ours, our tables that show its flaw, and each of
 // its claims computed from the records.
 type seedSection struct {
-	ID, Anchor, Title       string
-	Question, Setup, Flaw   string
-	Runs                    int
-	Seed                    []seedRow
-	SeedNote, SeedSources   string
-	SeedAnchor              string
-	Tables                  []section // the workloads' own tables of the seed's runs
-	Claims                  []ClaimResult
-	Verdict                 section // the claims as a table
-	Summary                 string  // "2 of 3 claims hold here"
-	holds, fails, uncertain int
+	ID, Anchor, Title     string
+	Question, Setup, Flaw string
+	Runs                  int
+	Seed                  []seedRow
+	SeedNote, SeedSources string
+	SeedAnchor            string
+	Tables                []section // the workloads' own tables of the seed's runs
+	Claims                []ClaimResult
+	Verdict               section // the claims as a table
+	Summary               string  // "Of the seed's 3 claims: 2 hold here, ..."
+	holds, direction      int
+	fails, uncertain      int
 }
 
 // verdictNote says how a claim's outcome is computed.
-var verdictNote = fmt.Sprintf("Each claim is a ratio of two of the seed's figures, set beside the same ratio of ours "+
-	"(medians over the repeats that verified or reproduced the seed flaw their variant expects). A claimed difference "+
-	"holds when ours goes the same way by %.0f%% or more and every repeat of one side is beyond every repeat of the "+
-	"other; a ratio within %.0f%% of 1 claims, or shows, no difference.", 100*(ClaimMargin-1), 100*(ClaimMargin-1))
+var verdictNote = fmt.Sprintf("Each claim is a ratio of two of the seed's figures, set beside the same ratio of ours: "+
+	"the medians' ratio, and its interval over every pair of repeats (min–max), from the repeats that verified or "+
+	"reproduced the seed flaw their variant expects, with its signature; the others are named and left out. "+
+	"A claimed difference's direction holds when every pair goes the seed's way and the medians by %.0f%% or more; "+
+	"its size holds when ours ÷ the seed's lies within ×/÷ %g for every pair (the claim may state its own band), "+
+	"and is stronger than the seed's when it lies beyond it the claim's way. A ratio within %.0f%% of 1 claims no "+
+	"difference, which holds when every pair lies within that band of 1. Repeats that scatter across a line are "+
+	"\"not shown\". docs/METHOD.md gives the method.", 100*(ClaimMargin-1), SizeTolerance, 100*(ClaimMargin-1))
 
 // seedSections returns a section per seed whose verdict the records carry, ordered by id.
 func seedSections(recs []*result.Record) []seedSection {
 	byID := map[string][]*result.Record{}
 	verdicts := map[string]*result.Verdict{}
-	for _, r := range recs {
+	for _, r := range Canonical(recs) {
 		if r == nil || r.Verdict == nil {
 			continue
 		}
@@ -71,14 +76,16 @@ func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 		switch res.Outcome {
 		case ClaimHolds:
 			s.holds++
+		case ClaimDirection:
+			s.direction++
 		case ClaimFails:
 			s.fails++
 		default:
 			s.uncertain++
 		}
 	}
-	s.Summary = fmt.Sprintf("Of the seed's %s: %d hold here, %d do not, %d not shown or not measured.",
-		plural(len(v.Claims), "claim"), s.holds, s.fails, s.uncertain)
+	s.Summary = fmt.Sprintf("Of the seed's %s: %d hold here, %d in direction only (not the seed's size), %d do not, %d not shown or not measured.",
+		plural(len(v.Claims), "claim"), s.holds, s.direction, s.fails, s.uncertain)
 	return s
 }
 

@@ -37,7 +37,7 @@ func TestSeedSections(t *testing.T) {
 				len(s.Verdict.Rows), len(s.Claims))
 		}
 		for _, c := range s.Claims {
-			if c.Outcome == "" || !strings.Contains(c.Sentence, c.Outcome) || !strings.Contains(c.Sentence, RatioText(c.Seed)) {
+			if c.Outcome == "" || !strings.Contains(c.Sentence, c.verdictText()) || !strings.Contains(c.Sentence, RatioText(c.Seed)) {
 				t.Errorf("%s: claim %q: outcome %q, sentence %q", s.ID, c.Claim.Says, c.Outcome, c.Sentence)
 			}
 		}

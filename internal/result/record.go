@@ -37,14 +37,17 @@ type Record struct {
 	MachineCPU    float64        `json:"machine_cpu_percent,omitempty"` // all cores busy, % of all, every process (measured or not); 0 unknown
 	CPUProbe      float64        `json:"cpu_probe_us,omitempty"`        // the machine's speed just before the load: package cpuprobe's fixed loop, µs (lower is faster); 0 unknown
 	Warnings      []string       `json:"warnings,omitempty"`
-	Seed          *Seed          `json:"seed,omitempty"`       // the seed's published figure for this setup
-	Verdict       *Verdict       `json:"verdict,omitempty"`    // the seed's question and claims, for its section of the report
-	Bus           *Bus           `json:"bus,omitempty"`        // bus workload only
-	Publish       *Publish       `json:"publish,omitempty"`    // publish workload only
-	Fanout        *Fanout        `json:"fanout,omitempty"`     // fanout workload only
-	Cachequeue    *Cachequeue    `json:"cachequeue,omitempty"` // cachequeue workload only
-	Agent         *Agent         `json:"agent,omitempty"`      // one agent's share of a distributed run
-	Merged        *Merged        `json:"merged,omitempty"`     // merged from agents' records
+	Verification  *Verification  `json:"verification,omitempty"`     // the run's own check, as the suite judged it
+	StandsIn      string         `json:"stands_in_for,omitempty"`    // the system the impl stands in for (its manifest's stands_in_for)
+	ConnLimit     *ConnLimit     `json:"connection_limit,omitempty"` // probed after the run, where the variant expects a connection limit
+	Seed          *Seed          `json:"seed,omitempty"`             // the seed's published figure for this setup
+	Verdict       *Verdict       `json:"verdict,omitempty"`          // the seed's question and claims, for its section of the report
+	Bus           *Bus           `json:"bus,omitempty"`              // bus workload only
+	Publish       *Publish       `json:"publish,omitempty"`          // publish workload only
+	Fanout        *Fanout        `json:"fanout,omitempty"`           // fanout workload only
+	Cachequeue    *Cachequeue    `json:"cachequeue,omitempty"`       // cachequeue workload only
+	Agent         *Agent         `json:"agent,omitempty"`            // one agent's share of a distributed run
+	Merged        *Merged        `json:"merged,omitempty"`           // merged from agents' records
 }
 
 // Environment says where a run happened.

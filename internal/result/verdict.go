@@ -16,10 +16,13 @@ type Verdict struct {
 // Claim is one of the seed's claims: Of's figure over Over's, the seed's ratio from its own
 // figures, ours from the runs each side names.
 type Claim struct {
-	Says   string    `json:"says"`
-	Figure string    `json:"figure"` // throughput, p50, ... or a workload's own (workload.Figure)
-	Of     ClaimSide `json:"of"`
-	Over   ClaimSide `json:"over"`
+	Says   string `json:"says"`
+	Figure string `json:"figure"` // throughput, p50, ... or a workload's own (workload.Figure)
+	// Tolerance is the factor either way within which our ratio matches the seed's (its size),
+	// or, for a claim of no difference, 1; 0 means the report's default.
+	Tolerance float64   `json:"tolerance,omitempty"`
+	Of        ClaimSide `json:"of"`
+	Over      ClaimSide `json:"over"`
 }
 
 // ClaimSide is one side of a claim: the runs it stands for (by run_id) and the seed's figure.

@@ -27,9 +27,13 @@ type Verdict struct {
 type Claim struct {
 	Says   string // the claim in the seed's words, e.g. "async is faster than sync"
 	Figure string // the figure compared (WorkloadSpec.Figures), "throughput" when not given
-	Of     ClaimSide
-	Over   ClaimSide
-	Line   int
+	// Tolerance is how far our ratio may lie from the seed's, as a factor either way (ours ÷
+	// the seed's within ×/÷ Tolerance), for the claim's size to hold; for a claim of no
+	// difference, how far from 1. 0 means the report's default.
+	Tolerance float64
+	Of        ClaimSide
+	Over      ClaimSide
+	Line      int
 }
 
 // ClaimSide is one side of a claim: the runs of Impl whose parameters equal Params in the
@@ -56,7 +60,7 @@ func (s ClaimSide) Label() string {
 }
 
 var verdictKeys = []string{"id", "title", "question", "setup", "flaw", "claims"}
-var claimKeys = []string{"says", "figure", "of", "over"}
+var claimKeys = []string{"says", "figure", "tolerance", "of", "over"}
 var sideKeys = []string{"impl", "params", "seed"}
 
 // verdict reads a scenario's verdict: block; its sides are matched to runs and seed rows once the
@@ -109,6 +113,15 @@ func (p *parser) claim(n *yaml.Node, sc *Scenario, spec WorkloadSpec) (Claim, bo
 			if !contains(spec.Figures, s) {
 				p.errNode(f["figure"], fmt.Sprintf("unknown figure %q for workload %s", s, sc.Workload), suggest("figures", s, spec.Figures))
 			}
+		}
+	}
+	if f["tolerance"] != nil {
+		if x, ok := p.optional(f["tolerance"], "tolerance", Float); ok {
+			v := x.(float64)
+			if v <= 1 {
+				p.errNode(f["tolerance"], fmt.Sprintf("tolerance %g is not above 1", v), "give a factor above 1: 1.5 means within ×/÷ 1.5 of the seed's ratio")
+			}
+			c.Tolerance = v
 		}
 	}
 	if f["of"] != nil {

@@ -56,7 +56,7 @@ func (st *state) verdictOf(v *scenario.Verdict) *result.Verdict {
 	}
 	out := &result.Verdict{ID: v.ID, Title: v.Title, Question: v.Question, Setup: v.Setup, Flaw: v.Flaw}
 	for _, c := range v.Claims {
-		out.Claims = append(out.Claims, result.Claim{Says: c.Says, Figure: c.Figure, Of: sideOf(c.Of), Over: sideOf(c.Over)})
+		out.Claims = append(out.Claims, result.Claim{Says: c.Says, Figure: c.Figure, Tolerance: c.Tolerance, Of: sideOf(c.Of), Over: sideOf(c.Over)})
 	}
 	if st.verdicts == nil {
 		st.verdicts = map[*scenario.Verdict]*result.Verdict{}

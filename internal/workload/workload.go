@@ -41,10 +41,15 @@ type Workload struct {
 	// Text writes a record's text block (iobench run, iobench report); nil means the record has
 	// only its line in the summary.
 	Text func(w io.Writer, rec *result.Record) error
-	// Verified says whether a record's numbers can be trusted when the workload's own accounting
-	// decides it (the bus: every command and event accounted for); nil means every operation
-	// succeeded and the run was not interrupted.
-	Verified func(rec *result.Record) bool
+	// Verified is the workload's own check of a record (the bus: every command and event
+	// accounted for; cachequeue: the store's count; fanout: one upstream call per response;
+	// publish: what the broker accepted), with what failed in one line; nil means the workload
+	// has no check beyond Verification's own. Verification calls it.
+	Verified func(rec *result.Record) (ok bool, why string)
+	// Flaw says whether rec shows the signature of the seed flaw finding (an impl.Findings id)
+	// that its variant expects, or why not; nil means the workload recognises no flaw, so no run
+	// of it passes as a flaw reproduced. FlawReproduced calls it.
+	Flaw func(rec *result.Record, finding string) (ok bool, why string)
 	// Phases returns the phases a record's page lists (the bus: fill, commands, events).
 	Phases func(rec *result.Record) []result.Phase
 	// Series names the per-second values (result.Point.Values) the report charts instead of
@@ -100,9 +105,14 @@ type Target struct {
 // Name returns the impl's name, as records show it.
 func (t Target) Name() string { return t.Inst.Manifest.Name }
 
-// Label records what ran: the impl, its variant and mode, and the seed flaws it expects.
+// Label records what ran: the impl, its variant and mode, the seed flaws it expects and the
+// seed's system it stands in for (the variant's, else the impl's).
 func (t Target) Label(rec *result.Record) {
 	rec.Impl, rec.Variant, rec.Mode, rec.Expect = t.Name(), t.Variant.Name, t.Variant.Mode, t.Variant.Expect
+	rec.StandsIn = t.Variant.StandsInFor
+	if rec.StandsIn == "" {
+		rec.StandsIn = t.Inst.Manifest.StandsInFor
+	}
 }
 
 var registry = map[string]Workload{}

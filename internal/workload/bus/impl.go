@@ -10,6 +10,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // UseImpl makes an installed consumer impl, running variant v, the consumer of cfg: its command
@@ -71,13 +72,11 @@ func (t Topology) Prefer(name string, c *ServicesConfig) error {
 }
 
 // FlawReproduced says whether a run that failed verification did so only by reproducing the
-// seed flaws its variant expects (rec.Expect): every command has its one row, every event was
-// seen, and every error class is one of those the flaws explain (impl.Explains).
+// seed flaws its variant expects (rec.Expect), with their signature (flaw):
+// workload.FlawReproduced, as every reader of the record judges it.
 func FlawReproduced(rec *result.Record) bool {
-	b := rec.Bus
-	return b != nil && !b.Verified && len(rec.Expect) > 0 && !rec.Interrupted &&
-		b.LostCommands == 0 && b.DuplicateRows == 0 && b.LostEvents == 0 && b.BadMessages == 0 &&
-		impl.Explains(rec.Expect, rec.Counts.Errors)
+	ok, _ := workload.FlawReproduced(rec)
+	return ok
 }
 
 // notInstalled is the error of a server the impl needs that is not on this machine: bad input

@@ -86,7 +86,7 @@ func TestFlawReproduced(t *testing.T) {
 		tl.add(Report{Kind: ReportEvent, Seq: seq, AtNS: 1})
 	}
 	run := &run{cfg: Config{N: 4}, t: tl}
-	rec := &result.Record{Bus: &run.bus}
+	rec := &result.Record{Workload: Name, Bus: &run.bus}
 	run.account(rec, 4, 4, 0) // every row there, every event seen: only the failure is wrong
 	b := rec.Bus
 	if b.Verified || b.FailedCommands != 1 || rec.Counts.Errors[ErrClassHandler] != 1 {

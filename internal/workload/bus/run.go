@@ -428,13 +428,7 @@ func (r *run) verdict(out outcome) error {
 	if b.Verified {
 		return nil
 	}
-	msg := fmt.Sprintf("%d commands lost, %d duplicate rows, %d events never seen (of %d)", b.LostCommands, b.DuplicateRows, b.LostEvents, b.Commands)
-	if b.FailedCommands > 0 {
-		msg += fmt.Sprintf(", %d command deliveries failed in the consumer's handler and were rejected (%d redelivered by the broker)", b.FailedCommands, b.RedeliveredCommands)
-	}
-	if b.BadMessages > 0 {
-		msg += fmt.Sprintf(", %d messages the consumer could not decode", b.BadMessages)
-	}
+	msg := accounting(b)
 	if out == outcomeTimeout {
 		msg = fmt.Sprintf("timed out after %v: %s; raise --timeout or lower -n", r.cfg.Timeout, msg)
 	}

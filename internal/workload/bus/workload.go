@@ -17,7 +17,7 @@ const Name = "bus"
 
 func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Text: WriteSummary,
-		Verified: func(rec *result.Record) bool { return rec.Bus != nil && rec.Bus.Verified },
+		Verified: verified, Flaw: flaw,
 		Phases: func(rec *result.Record) []result.Phase {
 			if rec.Bus == nil {
 				return nil

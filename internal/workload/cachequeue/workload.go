@@ -22,9 +22,21 @@ const Name = "cachequeue"
 func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: manifestSection,
-		Run: run, Verify: verify, Text: Text,
+		Run: run, Verify: verify, Text: Text, Verified: verified,
 		Roles: map[string]service.Role{RedisRole.Name: RedisRole, MemcachedRole.Name: MemcachedRole},
 	})
+}
+
+// verified is the cachequeue check of a record (workload.Workload.Verified): the store counted
+// every answered request, and no more than were sent.
+func verified(rec *result.Record) (bool, string) {
+	switch c := rec.Cachequeue; {
+	case c == nil:
+		return false, "the record has no cachequeue section"
+	case !c.Counted:
+		return false, "the store's count: " + c.Detail
+	}
+	return true, ""
 }
 
 // Spec returns the workload's scenario parameters: those of every HTTP workload, at the seed's

@@ -22,7 +22,7 @@ const Metric = "app"
 func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: impl.Section{Routes: true},
-		Run: run, Verify: verify, Text: Text,
+		Run: run, Verify: verify, Text: Text, Verified: verified,
 		Figures: map[string]workload.FigureFunc{"overlap": func(rec *result.Record) (float64, bool) {
 			if rec.Fanout == nil || rec.Fanout.Overlap <= 0 {
 				return 0, false
@@ -30,6 +30,18 @@ func init() {
 			return rec.Fanout.Overlap, true
 		}},
 	})
+}
+
+// verified is the fanout check of a record (workload.Workload.Verified): the upstream counted
+// exactly one call per request.
+func verified(rec *result.Record) (bool, string) {
+	switch f := rec.Fanout; {
+	case f == nil:
+		return false, "the record has no fanout section"
+	case !f.CallsVerified:
+		return false, "the upstream's count: " + f.Calls
+	}
+	return true, ""
 }
 
 // Spec returns the fanout workload's scenario parameters: those of every HTTP workload, the

@@ -22,14 +22,16 @@ func init() {
 	spec.Params["listen"] = scenario.ParamSpec{Type: scenario.Addr, Doc: "where the SUT listens: host:port, or auto for a free port of 127.0.0.1"}
 	spec.Params["keepalive"] = scenario.ParamSpec{Type: scenario.Bool, Default: true,
 		Doc: "keep connections open between requests (wrk's way); false closes after each (ab without -k)"}
-	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.Section{Routes: true}, Run: run, Verify: verify, Text: web.Text})
+	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.Section{Routes: true}, Run: run, Verify: verify,
+		Text: web.Text, Flaw: flaw})
 }
 
 // run starts the run's impl and loads GET /, every response checked: status 200, body Body.
+// A variant that expects a connection limit is probed once its load has ended (probeLimit).
 func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
-	rec, err := web.MeasureImpl(ctx, e, r, "/", func(o *httpbench.Options) {
+	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{Path: "/", Options: func(o *httpbench.Options) {
 		o.ExpectStatus, o.ExpectBody = []int{200}, "^"+Body+"$"
-	})
+	}, After: probeLimit(r)})
 	if keep, ok := r.Params["keepalive"].(bool); ok && !keep && rec != nil {
 		rec.Case = "no keep-alive" // its own group beside the keep-alive runs
 	}

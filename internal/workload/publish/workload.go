@@ -16,7 +16,7 @@ import (
 const Name = "publish"
 
 func init() {
-	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary,
+	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary, Verified: verified,
 		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Roles: map[string]service.Role{"broker": BrokerRole}})
 }
 
@@ -33,6 +33,19 @@ func clientWrite(rec *result.Record) (float64, bool) {
 		return p.SelfReported.Rate, true
 	}
 	return 0, false
+}
+
+// verified is the publish check of a record (workload.Workload.Verified): the broker accepted
+// every message written, once.
+func verified(rec *result.Record) (bool, string) {
+	switch p, c := rec.Publish, rec.Counts; {
+	case p == nil:
+		return false, "the record has no publish section"
+	case c.Lost > 0 || c.Duplicated > 0 || p.Nacked > 0:
+		return false, fmt.Sprintf("%d messages lost, %d duplicated, %d nacked (written %d, broker accepted %d, counted by %s)",
+			c.Lost, c.Duplicated, p.Nacked, p.Written, p.Accepted, p.CountedBy)
+	}
+	return true, ""
 }
 
 func spec() scenario.WorkloadSpec {

@@ -159,6 +159,9 @@ type ImplRun struct {
 	Config  func(*engine.Config)     // edits the checked engine configuration (Drain, Timing)
 	// Ready runs once the impl is ready, before any load (a baseline count); its error ends the run.
 	Ready func(addr string) error
+	// After runs once the load has ended and the impl is found still running, before it is
+	// stopped: a check of the impl after its load (a connection limit's probe) into the record.
+	After func(ctx context.Context, addr string, rec *result.Record)
 	// Warm runs when the warm-up ends, where the impl's cost starts counting (the cost of what
 	// the workload runs beside it).
 	Warm func()
@@ -226,6 +229,9 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	case <-p.Done():
 		return rec, fmt.Errorf("impl %s exited during the run: %s; log %s", t.Name(), p.Tail(), p.LogPath())
 	default:
+	}
+	if ir.After != nil {
+		ir.After(ctx, addr, rec)
 	}
 	rec.Processes = append(rec.Processes, c.procs...)
 	for k, v := range p.Versions() {
