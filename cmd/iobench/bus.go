@@ -11,6 +11,7 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/bus"
 )
 
@@ -145,6 +146,8 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	svc.Apply(&cfg)
 	rec, runErr := bus.Run(ctx, cfg)
 	if rec != nil {
+		v := workload.Judge(rec, runErr)
+		rec.Verification = &v
 		out := cmd.OutOrStdout()
 		if f.jsonPath == "-" {
 			out = stderr

@@ -19,6 +19,8 @@ import (
 // the run's error, or an interrupt (saying interrupted), to the exit policy. rec may be nil.
 func emit(cmd *cobra.Command, rec *result.Record, runErr error, jsonPath string, write func(io.Writer, *result.Record) error, interrupted string) error {
 	if rec != nil {
+		v := workload.Judge(rec, runErr)
+		rec.Verification = &v
 		out := cmd.OutOrStdout()
 		if jsonPath == "-" {
 			out = cmd.ErrOrStderr()

@@ -75,6 +75,9 @@ func runReport(cmd *cobra.Command, args []string, f reportFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := report.CheckPool(recs); err != nil {
+		return cli.BadInput("%v", err)
+	}
 	out := f.out
 	if out == "" {
 		if out = commonDir(files); out == "" {
@@ -119,10 +122,22 @@ func runText(w io.Writer, r *result.Record) error {
 }
 
 // readRecords loads every record named by args (files, or the *.json of directories), in the
-// order given and, within a directory, by name. Unreadable files and records of another schema
-// version are bad input (exit 2).
+// order given and, within a directory, by name; a file named twice (or in a directory given
+// twice) is read once. Unreadable files and records of another schema version are bad input
+// (exit 2).
 func readRecords(args []string) ([]*result.Record, []string, error) {
 	var files []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			abs = p
+		}
+		if !seen[abs] {
+			seen[abs] = true
+			files = append(files, p)
+		}
+	}
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
@@ -133,7 +148,7 @@ func readRecords(args []string) ([]*result.Record, []string, error) {
 			return nil, nil, cli.BadInput("cannot read %s: %v", a, err)
 		}
 		if !st.IsDir() {
-			files = append(files, a)
+			add(a)
 			continue
 		}
 		found, _ := filepath.Glob(filepath.Join(a, "*.json"))
@@ -141,7 +156,9 @@ func readRecords(args []string) ([]*result.Record, []string, error) {
 			return nil, nil, cli.BadInput("%s holds no result records (*.json); give a results directory or record files", a)
 		}
 		sort.Strings(found)
-		files = append(files, found...)
+		for _, f := range found {
+			add(f)
+		}
 	}
 	recs := make([]*result.Record, 0, len(files))
 	for _, p := range files {

@@ -91,10 +91,24 @@ func (t *tally) add(o suite.Outcome) {
 			return
 		}
 	}
-	if o.Err != nil {
-		fmt.Fprintf(t.w, "FAILED: %s\n", cli.OneLine(o.Err.Error()))
-		t.failures = append(t.failures, o.Run.ID+": "+cli.OneLine(o.Err.Error()))
+	if why := failed(o); why != "" {
+		fmt.Fprintf(t.w, "FAILED: %s\n", why)
+		t.failures = append(t.failures, o.Run.ID+": "+why)
 	}
+}
+
+// failed says why a run failed, "" when it did not: it measured nothing and returned an error,
+// or its record failed its own check (report.Status, the one verdict every reader of the record
+// reaches) and its variant expects no such failure. Errors alone, such as a few connection
+// resets, fail no run: they are counted in its record.
+func failed(o suite.Outcome) string {
+	switch {
+	case o.Record == nil && o.Err != nil:
+		return cli.OneLine(o.Err.Error())
+	case o.Record != nil && report.Status(o.Record) == report.StatusFailed:
+		return "not verified: " + cli.OneLine(report.Why(o.Record))
+	}
+	return ""
 }
 
 // orLabel is the progress line's prefix before the first run has started.

@@ -41,7 +41,8 @@ type Options struct {
 }
 
 // Outcome is one run's result: its record, or the error that stopped it (or both, when a run
-// measured but failed verification), or why it was skipped.
+// measured but failed verification), or why it was skipped. A record carries its verification
+// (workload.Judge: the run's error, where it returned one, is its failed check).
 type Outcome struct {
 	Run    scenario.Run
 	Record *result.Record
@@ -85,6 +86,8 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		}
 		rec, err := run(ctx, e, r)
 		if rec != nil {
+			v := workload.Judge(rec, err)
+			rec.Verification = &v
 			rec.Parameters["run_id"] = r.ID
 			rec.Seed = seedOf(r.Seed)
 			rec.Verdict = st.verdictOf(r.Verdict)
