@@ -36,6 +36,9 @@ type Table struct {
 	Rows  []Row
 	// OnlyBase and OnlyNew name the groups found on one side only (not compared).
 	OnlyBase, OnlyNew []string
+	// Left names the runs left out of the comparison because they failed their own check
+	// (report.Status), with why: "base: run (why)".
+	Left []string
 }
 
 // Row is one metric of one group, base against new.
@@ -77,6 +80,7 @@ func Compare(base, new []*result.Record, opt Options) Table {
 		t.Alpha = DefaultAlpha
 	}
 	bg, ng := report.Aggregate(base), report.Aggregate(new)
+	t.Left = append(leftOut("base", bg), leftOut("new", ng)...)
 	newByKey := map[report.Key]report.Group{}
 	for _, g := range ng {
 		newByKey[g.Key] = g
@@ -106,12 +110,23 @@ func Compare(base, new []*result.Record, opt Options) Table {
 	return t
 }
 
-// rows compares every metric of two groups.
+// leftOut names the runs of groups left out of their figures, on one side.
+func leftOut(side string, groups []report.Group) []string {
+	var out []string
+	for _, g := range groups {
+		for _, l := range g.Left {
+			out = append(out, side+": "+l.Name()+" ("+l.Why+")")
+		}
+	}
+	return out
+}
+
+// rows compares every metric of two groups, over the runs of each that count.
 func rows(label string, b, n report.Group, alpha float64) []Row {
 	var out []Row
 	for _, m := range Metrics {
-		bv, bok := values(b.Records, m)
-		nv, nok := values(n.Records, m)
+		bv, bok := values(b.Counted, m)
+		nv, nok := values(n.Counted, m)
 		if !bok || !nok {
 			continue
 		}

@@ -240,3 +240,22 @@ func FuzzParseThreshold(f *testing.F) {
 		}
 	})
 }
+
+// TestCompareLeavesOutUnverified: a run that failed its own check is in no figure of compare,
+// and the table names it.
+func TestCompareLeavesOutUnverified(t *testing.T) {
+	base := recs("go", []float64{100, 101, 102}, nil, 0)
+	fresh := recs("go", []float64{100, 101, 5}, nil, 0)
+	fresh[2].Verification = &result.Verification{Why: "impl go exited during the run"}
+	tb := Compare(base, fresh, Options{})
+	if tb.Rows[0].Metric != Throughput || tb.Rows[0].New.N != 2 || tb.Rows[0].New.Min != 100 {
+		t.Fatalf("throughput row %+v: the failed run counts", tb.Rows[0])
+	}
+	var b bytes.Buffer
+	if err := tb.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "left out, not verified: new: hello go at 00:00:02 (impl go exited during the run)") {
+		t.Errorf("the table does not name the run left out:\n%s", b.String())
+	}
+}

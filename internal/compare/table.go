@@ -53,6 +53,9 @@ func (t Table) Write(w io.Writer) error {
 	if len(t.OnlyNew) > 0 {
 		notes = append(notes, "only in new, not compared: "+strings.Join(t.OnlyNew, "; "))
 	}
+	if len(t.Left) > 0 {
+		notes = append(notes, "left out, not verified: "+strings.Join(t.Left, "; "))
+	}
 	for _, n := range notes {
 		if _, err := fmt.Fprintln(w, n); err != nil {
 			return err
