@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -88,5 +89,30 @@ func TestReportBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", code, errs, tt.want)
 			}
 		})
+	}
+}
+
+// TestReportRefusesMixedBuilds: records of two iobench builds never pool as repeats: one line,
+// naming both, exit 2. The same directory given twice is read once.
+func TestReportRefusesMixedBuilds(t *testing.T) {
+	dir := copyRecords(t)
+	if code, out, errs := runCLI("report", "--quiet", dir, dir); code != 0 || !strings.Contains(out, "Report of 8 runs: ") {
+		t.Fatalf("the directory twice: exit %d: %s%s", code, out, errs)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := regexp.MustCompile(`"iobench_commit": *"[^"]*"`).ReplaceAllString(string(b), `"iobench_commit": "0000000other"`)
+	if edited == string(b) {
+		t.Fatalf("%s has no iobench_commit", files[0])
+	}
+	if err := os.WriteFile(files[0], []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI("report", "--quiet", dir)
+	if code != 2 || !strings.Contains(errs, "two iobench builds (commit ") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Errorf("exit %d, want 2 with one line naming the builds: %q", code, errs)
 	}
 }
