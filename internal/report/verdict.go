@@ -222,7 +222,7 @@ func (r *ClaimResult) judgeDifference(of, over []*result.Record) {
 		r.Why = fmt.Sprintf("the repeats overlap: %s vs %s, the ratio %s", rangeText(r.Of), rangeText(r.Over), intervalText(r.Lo, r.Hi))
 		return
 	}
-	r.judgeSize(lo/r.seedAbove(), hi/r.seedAbove(), ours/r.seedAbove())
+	r.judgeSize(lo/r.seedAbove(), hi/r.seedAbove())
 	if r.Size != "" && !strings.HasPrefix(r.Size, ClaimHolds) && !strings.HasPrefix(r.Size, "stronger") {
 		r.Outcome = ClaimDirection
 		r.Limited = limitedText(of, over)
@@ -238,12 +238,15 @@ func (r *ClaimResult) seedAbove() float64 {
 }
 
 // judgeSize judges the size of a claim whose direction holds, from ours ÷ the seed's (as a claim
-// above 1: lo and hi its interval, q the medians'): within ×/÷ the tolerance it holds; wholly
-// beyond it on the claim's side it is stronger than the seed's, which is evidence for the claim;
-// wholly short of it, it does not hold; else it is not shown.
-func (r *ClaimResult) judgeSize(lo, hi, q float64) {
+// above 1: lo and hi its interval): within ×/÷ the tolerance it holds; wholly beyond it on the
+// claim's side it is stronger than the seed's, which is evidence for the claim; wholly short of
+// it, it does not hold; else it is not shown. The words give ours ÷ the seed's as it is.
+func (r *ClaimResult) judgeSize(lo, hi float64) {
 	f := r.Tolerance
-	of := fmt.Sprintf("%s of the seed's", shareText(q))
+	of := fmt.Sprintf("%s of the seed's", shareText(r.Ours/r.Seed))
+	if r.Ours == 0 {
+		of = "a collapse to 0"
+	}
 	switch {
 	case lo >= 1/f && hi <= f:
 		r.Outcome = ClaimHolds
@@ -254,7 +257,8 @@ func (r *ClaimResult) judgeSize(lo, hi, q float64) {
 	case hi < 1/f:
 		r.Size = fmt.Sprintf("does not (%s, outside ×/÷ %s)", of, factorText(f))
 	default:
-		r.Size = fmt.Sprintf("not shown (the repeats give %s–%s of the seed's, across ×/÷ %s)", shareText(lo), shareText(hi), factorText(f))
+		a, b := r.Lo/r.Seed, r.Hi/r.Seed
+		r.Size = fmt.Sprintf("not shown (the repeats give %s–%s of the seed's, across ×/÷ %s)", shareText(a), shareText(b), factorText(f))
 	}
 	r.Why = "direction holds; size " + r.Size
 }
@@ -345,18 +349,13 @@ func figureText(v float64) string {
 	return RateText(v, "")
 }
 
-// verdictText is what follows the ratios in a claim's sentence: the outcome, and how direction
-// and size went where they were judged apart; with the runs left out named.
+// verdictText is what follows the ratios in a claim's sentence: where the size was judged,
+// direction and size apart ("direction holds; size does not (0.50 of the seed's, outside ×/÷
+// 1.5)"), else the outcome and why; then what limited a side, and the runs left out, named.
 func (r ClaimResult) verdictText() string {
 	text := r.Outcome + ": " + r.Why
-	if r.Outcome == ClaimDirection || r.Size != "" && r.Outcome == ClaimHolds {
+	if r.Size != "" {
 		text = r.Why
-		if r.Outcome == ClaimHolds && !strings.HasPrefix(r.Size, "stronger") {
-			text = "holds: " + r.Why
-		}
-		if strings.HasPrefix(r.Size, "stronger") {
-			text = "holds, stronger than the seed's: " + r.Why
-		}
 	}
 	if r.Limited != "" {
 		text += " (" + r.Limited + ")"

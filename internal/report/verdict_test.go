@@ -59,7 +59,7 @@ func TestEvaluateClaim(t *testing.T) {
 		{"size across the band", claimOf(10, 1), sideRecs("a", 500, 900), sideRecs("b", 100, 101), ClaimDirection, "size not shown"},
 		{"a claim's own band", result.Claim{Says: "a beats b", Figure: "throughput", Tolerance: 3, Of: claimSide("a", 10), Over: claimSide("b", 1)},
 			sideRecs("a", 400, 410), sideRecs("b", 100, 101), ClaimHolds, "within ×/÷ 3"},
-		{"stronger than the seed's", claimOf(3, 1), sideRecs("a", 500, 510), sideRecs("b", 10, 10.5), ClaimHolds, "holds, stronger than the seed's"},
+		{"stronger than the seed's", claimOf(3, 1), sideRecs("a", 500, 510), sideRecs("b", 10, 10.5), ClaimHolds, "direction holds; size stronger than the seed's (16.42 of the seed's"},
 		{"direction fails", claimOf(2, 1), sideRecs("a", 50, 51), sideRecs("b", 100, 101), ClaimFails, "ours is below 1, the seed's above 1"},
 		{"repeats overlap", claimOf(2, 1), sideRecs("a", 90, 130), sideRecs("b", 100, 110), ClaimUnclear, "the repeats overlap"},
 		{"a claim below 1 mirrored", claimOf(1, 4), sideRecs("a", 25, 26), sideRecs("b", 100, 101), ClaimHolds, "size holds"},
@@ -73,7 +73,7 @@ func TestEvaluateClaim(t *testing.T) {
 			"no run of a that counts"},
 		{"a side missing", claimOf(10, 1), nil, sideRecs("b", 10, 11), ClaimUnmeasured, "no run of a that is in these records"},
 		{"a collapse to 0", claimOf(0.1, 1), []*result.Record{collapsedRec(sideRecs("a", 1)[0]), collapsedRec(sideRecs("a", 0, 1)[1])},
-			sideRecs("b", 1000, 1010), ClaimHolds, "= 0× here (seed: 0.10×): holds, stronger than the seed's"},
+			sideRecs("b", 1000, 1010), ClaimHolds, "= 0× here (seed: 0.10×): direction holds; size stronger than the seed's (a collapse to 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs := append(slices.Clone(tc.of), tc.over...)
