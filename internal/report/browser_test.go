@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,24 +136,41 @@ type pageFacts struct {
 	Canvases       int      // <canvas> elements
 	Instances      int      // live Chart.js instances
 	Blank          []string // the captions of canvases with no painted pixel
-	TOC            []string // the table of contents' targets, in order
+	TOC            []string // the table of contents' targets, in order (the seeds' own after it)
 	Broken         []string // in-page links (#id) whose target does not exist
 	Unlisted       []string // sections (main > section[id]) the table of contents does not list
 	Scripts        int      // <script> elements
 	Text           string   // the page's visible text
 	InjectedMarkup bool     // an <img> or <b> from a record reached the DOM
+	First          string   // the id of the first section in main
+	Board          []int    // the verdict board's rows, per seed
+	Strips         int      // the board's rows whose strip has a painted canvas
+	Folds          int      // the summary's folds (details.fold)
+}
+
+// Rows is the board's rows in all.
+func (f pageFacts) Rows() int {
+	n := 0
+	for _, r := range f.Board {
+		n += r
+	}
+	return n
 }
 
 // factsJS collects pageFacts in the page. A canvas counts as drawn when one of its pixels is
 // not transparent.
 const factsJS = `(() => {
   const canvases = [...document.querySelectorAll('canvas')];
-  const blank = canvases.filter(c => {
+  const blankCanvases = canvases.filter(c => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     for (let i = 3; i < d.length; i += 4) { if (d[i] !== 0) { return false; } }
     return true;
-  }).map(c => { const f = c.closest('figure'); return f ? f.querySelector('figcaption').textContent : '(no caption)'; });
-  const toc = [...document.querySelectorAll('nav a')].map(a => a.getAttribute('href'));
+  });
+  const blank = blankCanvases.map(c => {
+    const f = c.closest('figure'), row = c.closest('.board-row');
+    return f ? f.querySelector('figcaption').textContent : row ? 'board: ' + row.querySelector('.says').textContent : '(no caption)';
+  });
+  const toc = [...document.querySelectorAll('nav a, #seeds ol.toc a')].map(a => decodeURIComponent(a.getAttribute('href')));
   const target = h => document.getElementById(decodeURIComponent(h.slice(1)));
   return {
     ready: document.documentElement.getAttribute('data-ready') || '',
@@ -167,24 +185,71 @@ const factsJS = `(() => {
     scripts: document.scripts.length,
     text: document.body.innerText,
     injectedMarkup: document.querySelector('main img, main b') !== null,
+    first: (document.querySelector('main > section[id]') || {}).id || '',
+    board: [...document.querySelectorAll('#board .board-seed')].map(s => s.querySelectorAll('.board-row').length),
+    strips: [...document.querySelectorAll('#board .board-row .strip canvas')].filter(c => !blankCanvases.includes(c)).length,
+    folds: document.querySelectorAll('#summary details.fold').length,
   };
 })()`
 
 // TestHTMLInChromium opens the report of real records of every workload, plus a hostile one, in
-// headless Chromium through the DevTools protocol: nothing on the console, no uncaught exception
-// and no dialog; every chart drawn (its canvas painted, one Chart.js instance each, as many as
-// the page's data has charts); every table-of-contents link and in-page link pointing at an
-// element, and every section listed in the table of contents; the hostile strings shown as text;
-// the file under 2 MB. The page stays in the test's artifacts (go test -artifacts).
+// headless Chromium (openPage checks what every page must be): the hostile strings shown as
+// text, and, the records carrying no seed's verdict, no verdict board and the summary first.
 func TestHTMLInChromium(t *testing.T) {
+	f := openPage(t, browserRecords(t))
+	for _, s := range []string{hostileText, "seed " + hostileText, "<img src=x onerror=alert(3)>"} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the page does not show %q as text", s)
+		}
+	}
+	if f.First != "summary" || len(f.Board) != 0 || f.Folds != 0 {
+		t.Errorf("a page of no seed opens with #%s, has a board of %v rows and %d folds", f.First, f.Board, f.Folds)
+	}
+}
+
+// TestSeedBoardInChromium opens the report of the real seed records, plus a seed of crafted runs
+// whose texts (its id too) are hostile and whose ratios are +Inf, 0 and none, in headless Chromium: the page
+// opens with the verdict board, a row per claim (each with its strip drawn, openPage counting
+// them among the charts), the hostile texts shown as text, and the summary folded by seed.
+func TestSeedBoardInChromium(t *testing.T) {
+	recs := append(withStandIns(loadSeedRecords(t)), edgeSeed("edge"+hostileText, hostileText)...)
+	f := openPage(t, recs)
+	seeds := seedSections(recs)
+	var want []int
+	for _, s := range seeds {
+		want = append(want, len(s.Claims))
+	}
+	if f.First != "board" || fmt.Sprint(f.Board) != fmt.Sprint(want) {
+		t.Errorf("the page opens with #%s, its board's rows per seed %v, want #board and %v", f.First, f.Board, want)
+	}
+	if f.Strips != f.Rows() {
+		t.Errorf("%d of the board's %d rows have a strip drawn", f.Strips, f.Rows())
+	}
+	if folds := len(foldBySeed(recs)); f.Folds != folds {
+		t.Errorf("%d folds of the summary, want %d (a seed's each)", f.Folds, folds)
+	}
+	for _, s := range []string{"Edge " + hostileText, "A beats B " + hostileText, "(standing in for " + hostileText + ")",
+		"(standing in for " + standIn + ")"} {
+		if !strings.Contains(f.Text, s) {
+			t.Errorf("the page does not show %q as text", s)
+		}
+	}
+}
+
+// openPage renders recs, checks the file's size, opens it in headless Chromium through the
+// DevTools protocol and checks what every page must be: nothing on the console, no uncaught
+// exception and no dialog; every chart drawn (its canvas painted, one Chart.js instance each, as
+// many as the page's data has charts); every table-of-contents link and in-page link pointing at
+// an element, and every section listed in the table of contents; no markup from a record in the
+// page. The page stays in the test's artifacts (go test -artifacts).
+func openPage(t *testing.T, recs []*result.Record) pageFacts {
+	t.Helper()
 	bin := chromium(t)
-	recs := browserRecords(t)
 	html := renderHTML(t, recs)
 	if len(html) >= maxHTMLSize {
 		t.Errorf("report of %d records: %d bytes, want under %d", len(recs), len(html), maxHTMLSize)
 	}
-	dir := t.ArtifactDir()
-	file := filepath.Join(dir, "report.html")
+	file := filepath.Join(t.ArtifactDir(), "report.html")
 	if err := os.WriteFile(file, html, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -211,12 +276,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if f.Scripts != 3 || f.InjectedMarkup {
 		t.Errorf("%d script elements (want 3: the error catcher, Chart.js, the drawing code), markup injected %v", f.Scripts, f.InjectedMarkup)
 	}
-	for _, s := range []string{hostileText, "seed " + hostileText, "<img src=x onerror=alert(3)>"} {
-		if !strings.Contains(f.Text, s) {
-			t.Errorf("the page does not show %q as text", s)
-		}
-	}
-
+	return f
 }
 
 // TestHTMLSizeAtSeedsScale renders the real records of browserRecords eight times over (264
@@ -244,6 +304,9 @@ func checkCharts(t *testing.T, f pageFacts, d chartData) {
 	want := len(d.Bars) + len(d.Spectra) + len(d.Series)
 	if len(d.Ratios) > 0 {
 		want++
+	}
+	if d.Board != nil {
+		want += len(d.Board.Strips)
 	}
 	if want == 0 || f.Drawn != want || f.Canvases != want || f.Instances != want {
 		t.Errorf("charts: %d in the data, %d drawn, %d canvases, %d Chart.js instances", want, f.Drawn, f.Canvases, f.Instances)

@@ -62,9 +62,12 @@ type page struct {
 	ChartJS, Script          template.JS
 	ChartJSVersion           string
 	Count                    int
+	Board                    *verdictBoard // the seeds' claims at the top; nil without seeds
+	BoardNote                string
 	Summary                  []summaryRow
-	Side                     []sideRow // the impls side by side with their own cost
-	Seed                     []seedRow // ours beside the seed's published figures
+	Folds                    []summaryFold // the summary folded by seed; nil without seeds
+	Side                     []sideRow     // the impls side by side with their own cost
+	Seed                     []seedRow     // ours beside the seed's published figures
 	SeedNote, SeedSources    string
 	SeedAnchor               string        // the id of the table beside the seed
 	Sections                 []section     // the workloads' own tables (fanout's overlap, the bus's phases)
@@ -88,6 +91,13 @@ type summaryRow struct {
 	Flaw                    string // "seed flaw reproduced (...)" when that is the status
 	Why                     string // why runs were left out, when some were (GroupWhy)
 	FirstRun                string
+}
+
+// summaryFold is a seed's rows of the summary (or those of no seed), folded under its title.
+type summaryFold struct {
+	ID, Title  string
+	Runs, Rows int
+	Summary    []summaryRow
 }
 
 type ratioRow struct{ Workload, Load, Sync, Async, Throughput, P99 string }
@@ -114,6 +124,14 @@ type chartData struct {
 	Ratios  []ratioBar      `json:"ratios"`
 	Spectra []spectrumChart `json:"spectra"`
 	Series  []seriesChart   `json:"series"`
+	Board   *boardChart     `json:"board,omitempty"`
+}
+
+// boardChart is the verdict board's strips, drawn on one log axis from Min to Max.
+type boardChart struct {
+	Min    float64      `json:"min"`
+	Max    float64      `json:"max"`
+	Strips []boardStrip `json:"strips"`
 }
 
 type barChart struct {
@@ -162,7 +180,7 @@ type seriesLine struct {
 
 func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	p := &page{Title: opt.Title, Source: opt.Source, ChartJS: template.JS(chartJS), Script: template.JS(reportJS),
-		ChartJSVersion: ChartJSVersion}
+		ChartJSVersion: ChartJSVersion, BoardNote: boardNote}
 	if p.Title == "" {
 		p.Title = "iobench report"
 	}
@@ -183,16 +201,20 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 			anchors[r] = fmt.Sprintf("run-%d", len(anchors)+1)
 		}
 	}
-	for _, g := range groups {
-		p.Summary = append(p.Summary, summaryRow{Key: g.Key, Color: color(colors[g.Key]), Runs: len(g.Records),
-			Warnings: g.Warnings, Throughput: g.RateText(), Spread: SpreadText(g.Throughput),
-			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), Why: GroupWhy(g), FirstRun: anchors[g.Records[0]]})
+	p.Summary = summaryRows(groups, colors, anchors)
+	for _, f := range foldBySeed(recs) {
+		fg := Aggregate(f.Records)
+		p.Folds = append(p.Folds, summaryFold{ID: "runs-" + f.ID, Title: f.Title, Runs: len(f.Records), Rows: len(fg),
+			Summary: summaryRows(fg, colors, anchors)})
 	}
 	p.Side = sideRows(groups, colors)
 	free := unclaimed(groups)
 	p.Seed, p.SeedNote, p.SeedSources, p.SeedAnchor = seedRows(free), seedNote, seedSources(free), "seed"
 	p.Sections = sections(groups)
 	p.Seeds = seedSections(recs)
+	if p.Board = newBoard(p.Seeds); p.Board != nil {
+		p.Data.Board = p.Board.chart()
+	}
 	ratios := Ratios(groups)
 	for _, r := range ratios {
 		p.Ratios = append(p.Ratios, ratioRow{Workload: r.Workload, Load: dash(r.LoadModel), Sync: r.Sync.Impl,
@@ -207,13 +229,38 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	for _, g := range groups {
 		for _, r := range g.Records {
 			p.Runs = append(p.Runs, runPage(r, labels[r], anchors[r], color(colors[g.Key]), p.Env == nil))
-			p.Data.Series = append(p.Data.Series, series(r, labels[r], anchors[r], colors[g.Key]))
+			if c := series(r, labels[r], anchors[r], colors[g.Key]); c.drawable() {
+				p.Data.Series = append(p.Data.Series, c)
+			}
 			for _, w := range r.Warnings {
 				p.Warnings = append(p.Warnings, warnView{Anchor: anchors[r], Run: labels[r], Text: w})
 			}
 		}
 	}
 	return p
+}
+
+// summaryRows are the summary table's rows: a row per group, its swatch's colour and its first
+// run's anchor from the page's.
+func summaryRows(groups []Group, colors map[Key]int, anchors map[*result.Record]string) []summaryRow {
+	var out []summaryRow
+	for _, g := range groups {
+		out = append(out, summaryRow{Key: g.Key, Color: color(colors[g.Key]), Runs: len(g.Records),
+			Warnings: g.Warnings, Throughput: g.RateText(), Spread: SpreadText(g.Throughput),
+			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), Why: GroupWhy(g), FirstRun: anchors[g.Records[0]]})
+	}
+	return out
+}
+
+// chart is the board's strips for assets/report.js.
+func (b *verdictBoard) chart() *boardChart {
+	c := &boardChart{Min: b.Axis.Min, Max: b.Axis.Max}
+	for _, s := range b.Seeds {
+		for _, r := range s.Rows {
+			c.Strips = append(c.Strips, r.Strip)
+		}
+	}
+	return c
 }
 
 // palette matches assets/report.js, so the table's swatches match the charts.
@@ -364,6 +411,17 @@ func series(r *result.Record, label, anchor string, col int) seriesChart {
 		c.Lines = append(c.Lines, errs)
 	}
 	return c
+}
+
+// drawable says whether the chart has a point to draw: a record keeps no series when it was
+// saved without one (the seeds' test records are).
+func (c seriesChart) drawable() bool {
+	for _, l := range c.Lines {
+		if len(l.Points) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // commonEnv returns the machine when every run shares it (the usual case), else nil and each

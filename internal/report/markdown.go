@@ -11,35 +11,41 @@ import (
 	"github.com/iobench/iobench/internal/units"
 )
 
-// Markdown writes summary.md: one table row per group of repeats (workload, impl, mode, load
-// model) with the throughput median and spread, the p99 median, whether every run verified (or
+// Markdown writes summary.md: for a seeds run, first the verdict board (a row per seed's
+// claim) and the table below folded by seed; one table row per group of repeats (workload, impl,
+// mode, load model) with the throughput median and spread, the p99 median, whether every run verified (or
 // reproduced the seed flaw its variant expects) and how many warnings there were; then the impls
 // side by side with their own cost; then the sections (what limited each group's runs, the
 // workloads' own tables); then the async/sync ratios per workload.
 func Markdown(w io.Writer, recs []*result.Record) error {
 	groups := Aggregate(recs)
 	ratios := Ratios(groups)
+	seeds := seedSections(recs)
 	runs := 0
 	for _, g := range groups {
 		runs += len(g.Records)
 	}
 	var b strings.Builder
 	b.WriteString("# iobench summary\n\n")
+	if board := newBoard(seeds); board != nil {
+		markdownBoard(&b, board)
+		b.WriteString("## Runs\n\n")
+	}
 	fmt.Fprintf(&b, "%s in %s. Throughput is the median over the repeats, with the spread (min–max); "+
-		"p99 is the median of the repeats' p99 (open loop: from each request's intended start).\n\n",
+		"p99 is the median of the repeats' p99 (open loop: from each request's intended start).\n",
 		plural(runs, "run"), plural(len(groups), "group"))
-	b.WriteString("| workload | impl | mode | load | runs | throughput | spread (min–max) | p99 | verified | warnings |\n")
-	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|--:|\n")
-	for _, g := range groups {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %d |\n",
-			md(g.Key.Workload), md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(dash(g.Key.Load())), len(g.Records),
-			md(g.RateText()), SpreadText(g.Throughput), LatencyText(g.P99),
-			statusMD(g), g.Warnings)
+	folds := foldBySeed(recs)
+	if folds == nil {
+		markdownSummary(&b, groups)
+	}
+	for _, f := range folds {
+		fmt.Fprintf(&b, "\n### %s\n", md(f.Title))
+		markdownSummary(&b, Aggregate(f.Records))
 	}
 	markdownSideBySide(&b, groups)
 	markdownSeed(&b, unclaimed(groups))
 	markdownSections(&b, groups)
-	markdownSeeds(&b, seedSections(recs))
+	markdownSeeds(&b, seeds)
 	b.WriteString("\n## Sync vs async\n\n")
 	if len(ratios) > 0 {
 		b.WriteString("| workload | load | sync | async | throughput async ÷ sync | p99 async ÷ sync |\n")
@@ -55,6 +61,18 @@ func Markdown(w io.Writer, recs []*result.Record) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdownSummary writes the summary table: a row per group of repeats.
+func markdownSummary(b *strings.Builder, groups []Group) {
+	b.WriteString("\n| workload | impl | mode | load | runs | throughput | spread (min–max) | p99 | verified | warnings |\n")
+	b.WriteString("|---|---|---|---|--:|--:|--:|--:|:-:|--:|\n")
+	for _, g := range groups {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s | %s | %s | %d |\n",
+			md(g.Key.Workload), md(g.Key.ImplLabel()), md(dash(g.Key.Mode)), md(dash(g.Key.Load())), len(g.Records),
+			md(g.RateText()), SpreadText(g.Throughput), LatencyText(g.P99),
+			statusMD(g), g.Warnings)
+	}
 }
 
 // SummaryText writes the terminal's summary table: one line per group of repeats (workload,

@@ -19,6 +19,9 @@ func TestMarkdownGolden(t *testing.T) {
 		{"summary-real", loadRecords(t)},
 		{"summary-hostile", []*result.Record{hostile}},
 		{"summary-empty", nil},
+		// The board's edges (ours ∞×, 0× and not measured). The seed's id stays plain: markdownSeeds
+		// writes it as it is into its links and anchors.
+		{"summary-board", edgeSeed("edge", "evil|<b>x</b>\n*")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -200,6 +200,131 @@
     });
   });
 
+  // The verdict board (DATA.board): a strip per claim on one log axis, shared by every strip.
+  // The band the claim holds in is shaded, the seed's ratio is a diamond, ours a dot in the
+  // verdict's colour with our repeats' interval as a bar; a value past the axis (a side at 0)
+  // sits at the edge as an arrow, with its value beside it.
+  var outcomeColor = { 'holds': '#1a7f37', 'direction only': '#9a6700', 'does not hold': '#cf222e' };
+  var seedColor = '#0b5cad';
+
+  function stripCanvas(id) {
+    var box = document.getElementById(id);
+    if (!box) { fail('no element for the board strip ' + id); return null; }
+    var canvas = document.createElement('canvas');
+    box.appendChild(canvas);
+    return canvas;
+  }
+
+  // arrow draws an arrowhead at x pointing off (-1 left, 1 right).
+  function arrow(ctx, x, y, off) {
+    ctx.beginPath();
+    ctx.moveTo(x + off * 6, y);
+    ctx.lineTo(x - off * 3, y - 6);
+    ctx.lineTo(x - off * 3, y + 6);
+    ctx.closePath();
+    ctx.fill();
+  }
+
+  var stripLayer = {
+    id: 'strip',
+    beforeDatasetsDraw: function (chart) {
+      var s = chart.config.options.strip, x = chart.scales.x, a = chart.chartArea, ctx = chart.ctx;
+      var mid = (a.top + a.bottom) / 2, c = outcomeColor[s.outcome] || '#5d6673';
+      ctx.save();
+      if (s.band) {
+        var b0 = x.getPixelForValue(s.band[0]), b1 = x.getPixelForValue(s.band[1]);
+        ctx.fillStyle = seedColor + '26';
+        ctx.strokeStyle = seedColor + '55';
+        ctx.fillRect(b0, a.top + 3, b1 - b0, a.bottom - a.top - 6);
+        ctx.strokeRect(b0, a.top + 3, b1 - b0, a.bottom - a.top - 6);
+      }
+      var one = x.getPixelForValue(1);
+      ctx.strokeStyle = '#8c959f';
+      ctx.lineWidth = 1.5;
+      ctx.beginPath(); ctx.moveTo(one, a.top); ctx.lineTo(one, a.bottom); ctx.stroke();
+      if (s.lo && s.hi) {
+        var p0 = x.getPixelForValue(s.lo.x), p1 = x.getPixelForValue(s.hi.x);
+        ctx.strokeStyle = c;
+        ctx.fillStyle = c;
+        ctx.lineWidth = 4;
+        ctx.beginPath(); ctx.moveTo(p0, mid); ctx.lineTo(p1, mid); ctx.stroke();
+        [s.lo, s.hi].forEach(function (m) {
+          if (m.off && m.x !== s.ours.x) { arrow(ctx, x.getPixelForValue(m.x) - m.off * 4, mid, m.off); }
+        });
+      }
+      ctx.restore();
+    },
+    afterDatasetsDraw: function (chart) {
+      var s = chart.config.options.strip, x = chart.scales.x, a = chart.chartArea, ctx = chart.ctx;
+      ctx.save();
+      ctx.font = '11px ' + Chart.defaults.font.family;
+      ctx.fillStyle = '#5d6673';
+      ctx.textBaseline = 'middle';
+      if (!s.ours) {
+        ctx.textAlign = 'left';
+        ctx.fillText('not measured: no ratio of ours', a.left + 4, a.top + 8);
+      }
+      [[s.ours, outcomeColor[s.outcome] || '#5d6673'], [s.seed, seedColor]].forEach(function (mc) {
+        var m = mc[0];
+        if (!m || !m.off) { return; }
+        var px = x.getPixelForValue(m.x), mid = (a.top + a.bottom) / 2;
+        ctx.fillStyle = mc[1];
+        arrow(ctx, px - m.off * 4, mid, m.off);
+        ctx.fillStyle = '#5d6673';
+        ctx.textAlign = m.off < 0 ? 'left' : 'right';
+        ctx.fillText(m.text, px - m.off * 14, mid - 9);
+      });
+      ctx.restore();
+    }
+  };
+
+  function decades(axis) {
+    var t = [];
+    for (var k = Math.round(Math.log10(axis.min)); k <= Math.round(Math.log10(axis.max)); k++) {
+      t.push({ value: Number(Math.pow(10, k).toPrecision(1)) });
+    }
+    axis.ticks = t;
+  }
+
+  // point is a mark's dataset: drawn as style, or, past the axis, left to stripLayer's arrow and
+  // kept for its tooltip.
+  function point(m, label, text, style, color, radius) {
+    var past = m && m.off;
+    return {
+      label: label, data: m ? [{ x: m.x, y: 0, text: text }] : [], pointStyle: style, clip: false,
+      pointRadius: past ? 0 : radius, pointHoverRadius: past ? 0 : radius + 2, pointHitRadius: radius + 4,
+      backgroundColor: color, borderColor: '#fff', borderWidth: 1
+    };
+  }
+
+  if (DATA.board) {
+    var board = DATA.board;
+    board.strips.forEach(function (s) {
+      var c = outcomeColor[s.outcome] || '#5d6673';
+      var ours = s.ours ? s.ours.text + (s.lo && s.lo.text !== s.hi.text ? ' (repeats ' + s.lo.text + '–' + s.hi.text + ')' : '') : '';
+      var seed = s.seed ? s.seed.text + (s.band ? ', holds within ' + fmt(s.band[0]) + '×–' + fmt(s.band[1]) + '×' : '') : '';
+      draw(stripCanvas(s.id), {
+        type: 'scatter',
+        data: { datasets: [point(s.seed, "the seed's ratio", seed, 'rectRot', seedColor, 6), point(s.ours, 'ours', ours, 'circle', c, 6)] },
+        options: {
+          strip: s,
+          parsing: false,
+          layout: { padding: { left: 4, right: 4 } },
+          scales: {
+            x: { type: 'logarithmic', min: board.min, max: board.max, afterBuildTicks: decades,
+              ticks: { font: { size: 10 }, maxRotation: 0, autoSkip: false, callback: function (v) { return String(v) + '×'; } },
+              grid: { color: '#e6e9ee' } },
+            y: { display: false, min: -1, max: 1 }
+          },
+          plugins: { legend: { display: false }, tooltip: { callbacks: {
+            label: function (ctx) { return ctx.dataset.label + ': ' + ctx.raw.text; }
+          } } }
+        },
+        plugins: [stripLayer]
+      });
+    });
+  }
+
   document.body.setAttribute('data-charts', String(drawn));
   document.documentElement.setAttribute('data-ready', 'yes');
 })();
