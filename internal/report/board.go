@@ -292,7 +292,7 @@ func foldBySeed(recs []*result.Record) []recordFold {
 	at := map[string]int{}
 	var none []*result.Record
 	for _, r := range Canonical(recs) {
-		if r.Verdict == nil {
+		if verdictID(r) == "" {
 			none = append(none, r)
 			continue
 		}
@@ -312,4 +312,12 @@ func foldBySeed(recs []*result.Record) []recordFold {
 		out = append(out, recordFold{Title: "Runs of no seed", Records: none})
 	}
 	return out
+}
+
+// verdictID is the id of the seed whose verdict r carries, "" for none.
+func verdictID(r *result.Record) string {
+	if r.Verdict == nil {
+		return ""
+	}
+	return r.Verdict.ID
 }

@@ -209,10 +209,3 @@ func TestFoldBySeed(t *testing.T) {
 		t.Errorf("%d records in the folds, want %d", n, len(Canonical(recs)))
 	}
 }
-
-func verdictID(r *result.Record) string {
-	if r.Verdict == nil {
-		return ""
-	}
-	return r.Verdict.ID
-}

@@ -145,7 +145,7 @@ type pageFacts struct {
 	First          string   // the id of the first section in main
 	Board          []int    // the verdict board's rows, per seed
 	Strips         int      // the board's rows whose strip has a painted canvas
-	Folds          int      // the summary's folds (details.fold)
+	Folds          int      // the folds of the summary and of the runs (details.fold)
 }
 
 // Rows is the board's rows in all.
@@ -188,7 +188,7 @@ const factsJS = `(() => {
     first: (document.querySelector('main > section[id]') || {}).id || '',
     board: [...document.querySelectorAll('#board .board-seed')].map(s => s.querySelectorAll('.board-row').length),
     strips: [...document.querySelectorAll('#board .board-row .strip canvas')].filter(c => !blankCanvases.includes(c)).length,
-    folds: document.querySelectorAll('#summary details.fold').length,
+    folds: document.querySelectorAll('main details.fold').length,
   };
 })()`
 
@@ -196,7 +196,7 @@ const factsJS = `(() => {
 // headless Chromium (openPage checks what every page must be): the hostile strings shown as
 // text, and, the records carrying no seed's verdict, no verdict board and the summary first.
 func TestHTMLInChromium(t *testing.T) {
-	f := openPage(t, browserRecords(t))
+	f, _ := openPage(t, browserRecords(t))
 	for _, s := range []string{hostileText, "seed " + hostileText, "<img src=x onerror=alert(3)>"} {
 		if !strings.Contains(f.Text, s) {
 			t.Errorf("the page does not show %q as text", s)
@@ -210,10 +210,11 @@ func TestHTMLInChromium(t *testing.T) {
 // TestSeedBoardInChromium opens the report of the real seed records, plus a seed of crafted runs
 // whose texts (its id too) are hostile and whose ratios are +Inf, 0 and none, in headless Chromium: the page
 // opens with the verdict board, a row per claim (each with its strip drawn, openPage counting
-// them among the charts), the hostile texts shown as text, and the summary folded by seed.
+// them among the charts), the hostile texts shown as text, and the summary and the runs folded
+// by seed, a link to a folded run opening its fold.
 func TestSeedBoardInChromium(t *testing.T) {
 	recs := append(withStandIns(loadSeedRecords(t)), edgeSeed("edge"+hostileText, hostileText)...)
-	f := openPage(t, recs)
+	f, ctx := openPage(t, recs)
 	seeds := seedSections(recs)
 	var want []int
 	for _, s := range seeds {
@@ -225,8 +226,11 @@ func TestSeedBoardInChromium(t *testing.T) {
 	if f.Strips != f.Rows() {
 		t.Errorf("%d of the board's %d rows have a strip drawn", f.Strips, f.Rows())
 	}
-	if folds := len(foldBySeed(recs)); f.Folds != folds {
-		t.Errorf("%d folds of the summary, want %d (a seed's each)", f.Folds, folds)
+	if folds := len(foldBySeed(recs)); f.Folds != 2*folds {
+		t.Errorf("%d folds, want %d: the summary's and the runs' of each of %d seeds", f.Folds, 2*folds, folds)
+	}
+	if open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](revealJS, chromedp.EvalAwaitPromise)); err != nil || !open {
+		t.Errorf("a link to a folded run leaves its fold closed (%v)", err)
 	}
 	for _, s := range []string{"Edge " + hostileText, "A beats B " + hostileText, "(standing in for " + hostileText + ")",
 		"(standing in for " + standIn + ")"} {
@@ -236,13 +240,24 @@ func TestSeedBoardInChromium(t *testing.T) {
 	}
 }
 
+// revealJS follows the summary's link to its last run, which is folded in its seed's runs, and
+// says whether its fold opened.
+const revealJS = `(async () => {
+  const link = [...document.querySelectorAll('#summary a[href^="#run-"]')].pop();
+  const fold = document.getElementById(link.getAttribute('href').slice(1)).closest('details.fold');
+  if (fold.open) { return false; }
+  link.click();
+  await new Promise(r => setTimeout(r, 100));
+  return fold.open;
+})()`
+
 // openPage renders recs, checks the file's size, opens it in headless Chromium through the
 // DevTools protocol and checks what every page must be: nothing on the console, no uncaught
 // exception and no dialog; every chart drawn (its canvas painted, one Chart.js instance each, as
 // many as the page's data has charts); every table-of-contents link and in-page link pointing at
 // an element, and every section listed in the table of contents; no markup from a record in the
 // page. The page stays in the test's artifacts (go test -artifacts).
-func openPage(t *testing.T, recs []*result.Record) pageFacts {
+func openPage(t *testing.T, recs []*result.Record) (pageFacts, context.Context) {
 	t.Helper()
 	bin := chromium(t)
 	html := renderHTML(t, recs)
@@ -276,7 +291,7 @@ func openPage(t *testing.T, recs []*result.Record) pageFacts {
 	if f.Scripts != 3 || f.InjectedMarkup {
 		t.Errorf("%d script elements (want 3: the error catcher, Chart.js, the drawing code), markup injected %v", f.Scripts, f.InjectedMarkup)
 	}
-	return f
+	return f, ctx
 }
 
 // TestHTMLSizeAtSeedsScale renders the real records of browserRecords eight times over (264

@@ -65,9 +65,9 @@ type page struct {
 	Board                    *verdictBoard // the seeds' claims at the top; nil without seeds
 	BoardNote                string
 	Summary                  []summaryRow
-	Folds                    []summaryFold // the summary folded by seed; nil without seeds
-	Side                     []sideRow     // the impls side by side with their own cost
-	Seed                     []seedRow     // ours beside the seed's published figures
+	Folds                    []pageFold // the summary and the runs folded by seed; nil without seeds
+	Side                     []sideRow  // the impls side by side with their own cost
+	Seed                     []seedRow  // ours beside the seed's published figures
 	SeedNote, SeedSources    string
 	SeedAnchor               string        // the id of the table beside the seed
 	Sections                 []section     // the workloads' own tables (fanout's overlap, the bus's phases)
@@ -93,11 +93,13 @@ type summaryRow struct {
 	FirstRun                string
 }
 
-// summaryFold is a seed's rows of the summary (or those of no seed), folded under its title.
-type summaryFold struct {
-	ID, Title  string
-	Runs, Rows int
-	Summary    []summaryRow
+// pageFold is a seed's share of the summary and of the runs (or that of no seed), each folded
+// under its title.
+type pageFold struct {
+	ID, Title string // ID: the seed's verdict id, "" for the runs of no seed
+	Groups    int
+	Summary   []summaryRow
+	Runs      []runView
 }
 
 type ratioRow struct{ Workload, Load, Sync, Async, Throughput, P99 string }
@@ -202,10 +204,13 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 		}
 	}
 	p.Summary = summaryRows(groups, colors, anchors)
+	fold := map[string]*pageFold{}
 	for _, f := range foldBySeed(recs) {
 		fg := Aggregate(f.Records)
-		p.Folds = append(p.Folds, summaryFold{ID: "runs-" + f.ID, Title: f.Title, Runs: len(f.Records), Rows: len(fg),
-			Summary: summaryRows(fg, colors, anchors)})
+		p.Folds = append(p.Folds, pageFold{ID: f.ID, Title: f.Title, Groups: len(fg), Summary: summaryRows(fg, colors, anchors)})
+	}
+	for i := range p.Folds {
+		fold[p.Folds[i].ID] = &p.Folds[i]
 	}
 	p.Side = sideRows(groups, colors)
 	free := unclaimed(groups)
@@ -228,7 +233,11 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	p.Env = commonEnv(groups)
 	for _, g := range groups {
 		for _, r := range g.Records {
-			p.Runs = append(p.Runs, runPage(r, labels[r], anchors[r], color(colors[g.Key]), p.Env == nil))
+			v := runPage(r, labels[r], anchors[r], color(colors[g.Key]), p.Env == nil)
+			p.Runs = append(p.Runs, v)
+			if f := fold[verdictID(r)]; f != nil {
+				f.Runs = append(f.Runs, v)
+			}
 			if c := series(r, labels[r], anchors[r], colors[g.Key]); c.drawable() {
 				p.Data.Series = append(p.Data.Series, c)
 			}

@@ -8,6 +8,18 @@
   var color = function (i) { return palette[i % palette.length]; };
   var drawn = 0;
 
+  // reveal opens the folds around the element the address names, where the browser does not
+  // (Chromium does): a link to a run leads to it.
+  function reveal() {
+    var el = null;
+    try { el = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1))); } catch (e) { return; }
+    for (var d = el && el.parentElement; d; d = d.parentElement) {
+      if (d.tagName === 'DETAILS') { d.open = true; }
+    }
+  }
+  window.addEventListener('hashchange', reveal);
+  reveal();
+
   if (typeof Chart === 'undefined') {
     fail('Chart.js did not load');
     return;
