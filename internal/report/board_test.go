@@ -87,8 +87,8 @@ func checkRow(t *testing.T, a boardAxis, c ClaimResult, row boardRow) {
 		!strings.HasSuffix(c.verdictText(), row.Details) || row.Details == "" {
 		t.Errorf("%q: row %+v does not say the claim's %q, %q, %q", c.Claim.Says, row, c.OfLabel, c.Outcome, c.verdictText())
 	}
-	if c.Seed > 0 && !near(row.Strip.Seed.X, c.Seed) {
-		t.Errorf("%q: the seed's mark %v, its ratio %v", c.Claim.Says, row.Strip.Seed, c.Seed)
+	if c.Seed > 0 {
+		checkMark(t, c.Claim.Says+": the seed's", a, row.Strip.Seed, c.Seed)
 	}
 	checkBand(t, c, row.Strip.Band)
 	if c.Outcome == ClaimUnmeasured {
@@ -98,16 +98,28 @@ func checkRow(t *testing.T, a boardAxis, c ClaimResult, row boardRow) {
 		return
 	}
 	s := row.Strip
-	if !near(s.Lo.X, c.Lo) || !near(s.Ours.X, c.Ours) || !near(s.Hi.X, c.Hi) || s.Lo.X > s.Ours.X || s.Ours.X > s.Hi.X {
-		t.Errorf("%q: marks %v ≤ %v ≤ %v, want the interval %v ≤ %v ≤ %v", c.Claim.Says, s.Lo.X, s.Ours.X, s.Hi.X, c.Lo, c.Ours, c.Hi)
+	checkMark(t, c.Claim.Says+": our interval's low", a, s.Lo, c.Lo)
+	checkMark(t, c.Claim.Says+": our", a, s.Ours, c.Ours)
+	checkMark(t, c.Claim.Says+": our interval's high", a, s.Hi, c.Hi)
+	if s.Lo.X > s.Ours.X || s.Ours.X > s.Hi.X {
+		t.Errorf("%q: marks %v, %v, %v out of order", c.Claim.Says, s.Lo.X, s.Ours.X, s.Hi.X)
 	}
 	if c.Lo != c.Hi && !strings.Contains(row.Ours, boardRatioText(c.Lo)+"–"+boardRatioText(c.Hi)) {
 		t.Errorf("%q: ours %q does not give the interval %v–%v", c.Claim.Says, row.Ours, c.Lo, c.Hi)
 	}
-	for _, m := range []*boardMark{s.Lo, s.Ours, s.Hi, s.Seed} {
-		if m.X < a.Min || m.X > a.Max || m.Off != 0 {
-			t.Errorf("%q: %+v is off the axis %v–%v, which should hold every finite figure", c.Claim.Says, m, a.Min, a.Max)
-		}
+}
+
+// checkMark checks that the mark of v is v on the axis, which holds every ratio within
+// boardReach of 1; 0 (a side at 0) at its left edge, +Inf at its right, each marked past it.
+func checkMark(t *testing.T, what string, a boardAxis, m *boardMark, v float64) {
+	t.Helper()
+	switch {
+	case m == nil:
+		t.Errorf("%s ratio %v has no mark", what, v)
+	case v == 0 && (m.Off != -1 || m.X != a.Min), math.IsInf(v, 1) && (m.Off != 1 || m.X != a.Max):
+		t.Errorf("%s ratio %v: mark %+v, want it past the edge of the axis %v–%v", what, v, m, a.Min, a.Max)
+	case v >= 1/boardReach && v <= boardReach && (m.Off != 0 || !near(m.X, v) || m.X < a.Min || m.X > a.Max):
+		t.Errorf("%s ratio %v: mark %+v, want it on the axis %v–%v", what, v, m, a.Min, a.Max)
 	}
 }
 
@@ -132,11 +144,15 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-3*math.Abs(b) }
 // 0×) and an arrow in the text strip; a claim not measured draws no ours; the chart's data
 // stays JSON (which has no infinity).
 func TestBoardEdges(t *testing.T) {
-	b := newBoard(seedSections(edgeSeed("edge", "x")))
+	seeds := seedSections(edgeSeed("edge", "x"))
+	b := newBoard(seeds)
 	if b == nil || len(b.Seeds) != 1 || len(b.Seeds[0].Rows) != 3 {
 		t.Fatalf("board %+v: want one seed of three claims", b)
 	}
 	rows := b.Seeds[0].Rows
+	for i, c := range seeds[0].Claims {
+		checkRow(t, b.Axis, c, rows[i])
+	}
 	tests := []struct {
 		name          string
 		off           int

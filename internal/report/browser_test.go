@@ -295,10 +295,11 @@ func openPage(t *testing.T, recs []*result.Record) (pageFacts, context.Context) 
 }
 
 // TestHTMLSizeAtSeedsScale renders the real records of browserRecords eight times over (264
-// runs: more than the five seeds' suites have at their short size, 206) and checks that the
-// page stays under maxHTMLSize.
+// runs: more than the five seeds' suites have at their short size, 206), with the seeds' records
+// beside them for the verdict board and the folds, and checks that the page stays under
+// maxHTMLSize.
 func TestHTMLSizeAtSeedsScale(t *testing.T) {
-	var recs []*result.Record
+	recs := loadSeedRecords(t)
 	for i := range 8 {
 		for _, r := range browserRecords(t) {
 			c := *r

@@ -47,11 +47,13 @@ type HTMLOptions struct {
 	Source    string    // where the records came from, e.g. the results directory
 }
 
-// HTML writes one self-contained page: the summary, throughput bars with the spread across
-// repeats, the async/sync ratios, the latency percentile spectrum, the throughput of each run over
-// time, every warning, and each run's environment and reproduce command. Charts are drawn by the
-// inlined Chart.js; the page loads nothing else (its Content-Security-Policy forbids it). Every
-// string from the records is escaped by html/template (as text, or as JSON for the charts).
+// HTML writes one self-contained page: for a seeds run, first the verdict board (a row per
+// seed's claim, on one log axis), and the summary and the runs folded by seed; the summary,
+// throughput bars with the spread across repeats, the async/sync ratios, the latency percentile
+// spectrum, the throughput of each run over time, every warning, and each run's environment and
+// reproduce command. Charts are drawn by the inlined Chart.js; the page loads nothing else (its
+// Content-Security-Policy forbids it). Every string from the records is escaped by html/template
+// (as text, or as JSON for the charts).
 func HTML(w io.Writer, recs []*result.Record, opt HTMLOptions) error {
 	p := buildPage(recs, opt)
 	return pageTmpl.Execute(w, p)
