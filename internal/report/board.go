@@ -189,9 +189,15 @@ func outcomeClass(outcome string) string {
 }
 
 // verdictDetails is the verdict's text without the outcome word it starts with, which the board
-// shows beside it.
+// shows beside it: "stronger than the seed's: …" after "holds".
 func verdictDetails(c ClaimResult) string {
-	return strings.TrimPrefix(c.verdictText(), c.Outcome+": ")
+	text := c.verdictText()
+	for _, sep := range []string{": ", ", "} {
+		if rest, ok := strings.CutPrefix(text, c.Outcome+sep); ok {
+			return rest
+		}
+	}
+	return text
 }
 
 // boardNote says how to read the board, in both reports.
