@@ -225,3 +225,34 @@ func TestFoldBySeed(t *testing.T) {
 		t.Errorf("%d records in the folds, want %d", n, len(Canonical(recs)))
 	}
 }
+
+// TestMarkdownOpensWithBoard: summary.md of a seeds run has the board as its first section, a
+// table row per claim (each with its strip), and then the runs, folded under a heading per seed;
+// of records of no seed it has neither.
+func TestMarkdownOpensWithBoard(t *testing.T) {
+	recs := loadSeedRecords(t)
+	var b strings.Builder
+	if err := Markdown(&b, recs); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	_, rest, _ := strings.Cut(out, "\n## ")
+	board, _, _ := strings.Cut(rest, "\n## ")
+	claims := 0
+	for _, s := range seedSections(recs) {
+		claims += len(s.Claims)
+		if !strings.Contains(out, "\n### "+md(s.Title)+"\n") {
+			t.Errorf("the runs of %s have no heading of their own", s.ID)
+		}
+	}
+	if rows := strings.Count(board, " | `"); !strings.HasPrefix(rest, "Verdicts\n") || rows != claims {
+		t.Errorf("summary.md's first section is %.20q with %d strips, want the verdicts with %d", rest, rows, claims)
+	}
+	b.Reset()
+	if err := Markdown(&b, loadRecords(t)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "## Verdicts") || strings.Contains(b.String(), "\n### ") {
+		t.Error("summary.md of records of no seed has a board or folds")
+	}
+}

@@ -299,11 +299,11 @@
   }
 
   // point is a mark's dataset: drawn as style, or, past the axis, left to stripLayer's arrow and
-  // kept for its tooltip.
-  function point(m, label, text, style, color, radius) {
+  // kept for its tooltip. Chart.js draws a lower order on top: ours over the seed's.
+  function point(m, label, text, style, color, radius, order) {
     var past = m && m.off;
     return {
-      label: label, data: m ? [{ x: m.x, y: 0, text: text }] : [], pointStyle: style, clip: false,
+      label: label, data: m ? [{ x: m.x, y: 0, text: text }] : [], pointStyle: style, clip: false, order: order,
       pointRadius: past ? 0 : radius, pointHoverRadius: past ? 0 : radius + 2, pointHitRadius: radius + 4,
       backgroundColor: color, borderColor: '#fff', borderWidth: 1
     };
@@ -317,7 +317,7 @@
       var seed = s.seed ? s.seed.text + (s.band ? ', holds within ' + fmt(s.band[0]) + '×–' + fmt(s.band[1]) + '×' : '') : '';
       draw(stripCanvas(s.id), {
         type: 'scatter',
-        data: { datasets: [point(s.seed, "the seed's ratio", seed, 'rectRot', seedColor, 6), point(s.ours, 'ours', ours, 'circle', c, 6)] },
+        data: { datasets: [point(s.seed, "the seed's ratio", seed, 'rectRot', seedColor, 6, 2), point(s.ours, 'ours', ours, 'circle', c, 6, 1)] },
         options: {
           strip: s,
           parsing: false,
