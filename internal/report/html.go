@@ -206,11 +206,8 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 		}
 	}
 	p.Summary = summaryRows(groups, colors, anchors)
-	fold := map[string]*pageFold{}
-	for _, f := range foldBySeed(recs) {
-		fg := Aggregate(f.Records)
-		p.Folds = append(p.Folds, pageFold{ID: f.ID, Title: f.Title, Groups: len(fg), Summary: summaryRows(fg, colors, anchors)})
-	}
+	p.Folds = pageFolds(recs, colors, anchors)
+	fold := map[string]*pageFold{} // by the seed's id, for the runs below
 	for i := range p.Folds {
 		fold[p.Folds[i].ID] = &p.Folds[i]
 	}
@@ -259,6 +256,17 @@ func summaryRows(groups []Group, colors map[Key]int, anchors map[*result.Record]
 		out = append(out, summaryRow{Key: g.Key, Color: color(colors[g.Key]), Runs: len(g.Records),
 			Warnings: g.Warnings, Throughput: g.RateText(), Spread: SpreadText(g.Throughput),
 			P99: LatencyText(g.P99), Verified: g.Verified, Flaw: flawText(g.Status, g.Expect), Why: GroupWhy(g), FirstRun: anchors[g.Records[0]]})
+	}
+	return out
+}
+
+// pageFolds are the summary's rows folded by seed (foldBySeed), each seed's groups apart; nil
+// without seeds. buildPage adds each fold's runs.
+func pageFolds(recs []*result.Record, colors map[Key]int, anchors map[*result.Record]string) []pageFold {
+	var out []pageFold
+	for _, f := range foldBySeed(recs) {
+		groups := Aggregate(f.Records)
+		out = append(out, pageFold{ID: f.ID, Title: f.Title, Groups: len(groups), Summary: summaryRows(groups, colors, anchors)})
 	}
 	return out
 }
