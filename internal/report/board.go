@@ -124,11 +124,7 @@ func boardBand(c ClaimResult) []float64 {
 	case c.Seed <= 0:
 		return nil
 	case c.SeedWords == "about the same as":
-		band := ClaimMargin
-		if c.Claim.Tolerance > 1 {
-			band = c.Claim.Tolerance
-		}
-		return []float64{1 / band, band}
+		return []float64{1 / c.Tolerance, c.Tolerance}
 	}
 	return []float64{c.Seed / c.Tolerance, c.Seed * c.Tolerance}
 }

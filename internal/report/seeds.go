@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/iobench/iobench/internal/result"
 )
@@ -60,7 +61,7 @@ func seedSections(recs []*result.Record) []seedSection {
 
 func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 	groups := Aggregate(recs)
-	s := seedSection{ID: v.ID, Anchor: "seed-" + v.ID, Title: v.Title, Question: v.Question, Setup: v.Setup, Flaw: v.Flaw,
+	s := seedSection{ID: v.ID, Anchor: "seed-" + anchorSafe(v.ID), Title: v.Title, Question: v.Question, Setup: v.Setup, Flaw: v.Flaw,
 		Runs: len(recs), Seed: seedRows(groups), SeedNote: seedNote, SeedSources: seedSources(groups), SeedAnchor: "seed-" + v.ID + "-beside",
 		Tables: workloadSections(groups),
 		Verdict: section{ID: "verdict-" + v.ID, Title: "Verdict", Note: verdictNote,
@@ -87,6 +88,17 @@ func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 	s.Summary = fmt.Sprintf("Of the seed's %s: %d hold here, %d in direction only (not the seed's size), %d do not, %d not shown or not measured.",
 		plural(len(v.Claims), "claim"), s.holds, s.direction, s.fails, s.uncertain)
 	return s
+}
+
+// anchorSafe is id with every character an anchor or a Markdown link should not hold (any but
+// letters, digits, '.', '_' and '-') replaced by '-': records come from anywhere.
+func anchorSafe(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return '-'
+	}, id)
 }
 
 // markdownSeeds writes the seeds' table of contents and a section per seed.

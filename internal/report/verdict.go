@@ -57,12 +57,9 @@ type ClaimResult struct {
 func EvaluateClaim(c result.Claim, recs []*result.Record) ClaimResult {
 	recs = Canonical(recs)
 	of, over := sideRecords(c.Of, recs), sideRecords(c.Over, recs)
-	res := ClaimResult{Claim: c, Seed: div(c.Of.Seed, c.Over.Seed), Tolerance: c.Tolerance,
-		OfLabel: sideLabel(c.Of.Label, of), OverLabel: sideLabel(c.Over.Label, over)}
-	if res.Tolerance <= 1 {
-		res.Tolerance = SizeTolerance
-	}
+	res := ClaimResult{Claim: c, Seed: div(c.Of.Seed, c.Over.Seed), OfLabel: sideLabel(c.Of.Label, of), OverLabel: sideLabel(c.Over.Label, over)}
 	res.SeedWords = claimDirection(res.Seed)
+	res.Tolerance = band(c, res.SeedWords)
 	var ofRecs, overRecs []*result.Record
 	res.Of, ofRecs, res.Left = sideSpread(of, c.Figure, res.Left)
 	res.Over, overRecs, res.Left = sideSpread(over, c.Figure, res.Left)
@@ -73,6 +70,18 @@ func EvaluateClaim(c result.Claim, recs []*result.Record) ClaimResult {
 	res.judge(ofRecs, overRecs, len(of) == 0 || len(over) == 0)
 	res.Sentence = res.sentence()
 	return res
+}
+
+// band is the claim's tolerance: its own, else for a claim of no difference ClaimMargin (around
+// 1), for a claimed difference SizeTolerance (around the seed's ratio).
+func band(c result.Claim, seedWords string) float64 {
+	switch {
+	case c.Tolerance > 1:
+		return c.Tolerance
+	case seedWords == "about the same as":
+		return ClaimMargin
+	}
+	return SizeTolerance
 }
 
 // repeatSuffix is the repeat at the end of a run id ("….r2"): without it, the id names the
@@ -176,7 +185,10 @@ func (r *ClaimResult) judge(of, over []*result.Record, missing bool) {
 	if r.SeedWords == "about the same as" {
 		r.judgeSame()
 	} else {
-		r.judgeDifference(of, over)
+		r.judgeDifference()
+	}
+	if r.Outcome != ClaimHolds {
+		r.Limited = limitedText(r.Outcome == ClaimDirection, of, over)
 	}
 }
 
@@ -184,11 +196,7 @@ func (r *ClaimResult) judge(of, over []*result.Record, missing bool) {
 // the tolerance of 1 (ClaimMargin unless the claim states its own), fails when the whole
 // interval lies beyond ClaimMargin, and is not shown when the repeats scatter between.
 func (r *ClaimResult) judgeSame() {
-	band := ClaimMargin
-	if r.Claim.Tolerance > 1 {
-		band = r.Claim.Tolerance
-	}
-	r.Tolerance = band
+	band := r.Tolerance
 	switch {
 	case r.Lo >= 1/band && r.Hi <= band:
 		r.Outcome, r.Direction = ClaimHolds, ClaimHolds
@@ -205,7 +213,7 @@ func (r *ClaimResult) judgeSame() {
 // judgeDifference judges a claimed difference. Its direction holds when every pair of repeats
 // goes the claimed way and the medians' ratio by ClaimMargin; it does not when no pair reaches
 // ClaimMargin the claimed way; else it is not shown. Where it holds, the size is judged too.
-func (r *ClaimResult) judgeDifference(of, over []*result.Record) {
+func (r *ClaimResult) judgeDifference() {
 	lo, hi, ours := r.Lo, r.Hi, r.Ours
 	if r.SeedWords == "below" { // mirrored: judge the inverse as a claim above
 		lo, hi, ours = inverse(r.Hi), inverse(r.Lo), inverse(r.Ours)
@@ -222,10 +230,9 @@ func (r *ClaimResult) judgeDifference(of, over []*result.Record) {
 		r.Why = fmt.Sprintf("the repeats overlap: %s vs %s, the ratio %s", rangeText(r.Of), rangeText(r.Over), intervalText(r.Lo, r.Hi))
 		return
 	}
-	r.judgeSize(lo/r.seedAbove(), hi/r.seedAbove())
+	r.judgeSize(lo/r.seedAbove(), hi/r.seedAbove(), ours/r.seedAbove())
 	if r.Size != "" && !strings.HasPrefix(r.Size, ClaimHolds) && !strings.HasPrefix(r.Size, "stronger") {
 		r.Outcome = ClaimDirection
-		r.Limited = limitedText(of, over)
 	}
 }
 
@@ -237,15 +244,16 @@ func (r *ClaimResult) seedAbove() float64 {
 	return r.Seed
 }
 
-// judgeSize judges the size of a claim whose direction holds, from ours ÷ the seed's (as a claim
-// above 1: lo and hi its interval): within ×/÷ the tolerance it holds; wholly beyond it on the
-// claim's side it is stronger than the seed's, which is evidence for the claim; wholly short of
-// it, it does not hold; else it is not shown. The words give ours ÷ the seed's as it is.
-func (r *ClaimResult) judgeSize(lo, hi float64) {
+// judgeSize judges the size of a claim whose direction holds, from ours ÷ the seed's as a claim
+// above 1 (a claim below 1 inverted: its effect's size), lo and hi its interval and q the
+// medians': within ×/÷ the tolerance it holds; wholly beyond it on the claim's side it is
+// stronger than the seed's, which is evidence for the claim; wholly short of it, it does not
+// hold; else it is not shown.
+func (r *ClaimResult) judgeSize(lo, hi, q float64) {
 	f := r.Tolerance
-	of := fmt.Sprintf("%s of the seed's", shareText(r.Ours/r.Seed))
-	if r.Ours == 0 {
-		of = "a collapse to 0"
+	of := fmt.Sprintf("%s of the seed's", shareText(q))
+	if r.Ours == 0 || math.IsInf(r.Ours, 1) {
+		of = "a side collapsed to 0"
 	}
 	switch {
 	case lo >= 1/f && hi <= f:
@@ -257,16 +265,16 @@ func (r *ClaimResult) judgeSize(lo, hi float64) {
 	case hi < 1/f:
 		r.Size = fmt.Sprintf("does not (%s, outside ×/÷ %s)", of, factorText(f))
 	default:
-		a, b := r.Lo/r.Seed, r.Hi/r.Seed
-		r.Size = fmt.Sprintf("not shown (the repeats give %s–%s of the seed's, across ×/÷ %s)", shareText(a), shareText(b), factorText(f))
+		r.Size = fmt.Sprintf("not shown (the repeats give %s–%s of the seed's, across ×/÷ %s)", shareText(lo), shareText(hi), factorText(f))
 	}
 	r.Why = "direction holds; size " + r.Size
 }
 
 // limitedText says what limited a side's runs where it was not the side's system under test: a
-// service, the load generator or the machine's CPU (package limit), with what that means for
-// the seed's size; "" where each side's own system limited it, or nothing did.
-func limitedText(sides ...[]*result.Record) string {
+// service, the load generator or the machine's CPU (package limit), and, for a size verdict,
+// that the seed's size cannot be tested here; "" where each side's own system limited it, or
+// nothing did.
+func limitedText(size bool, sides ...[]*result.Record) string {
 	var whos []string
 	whom := map[string][]string{}
 	cores := 0
@@ -292,7 +300,11 @@ func limitedText(sides ...[]*result.Record) string {
 	for i, who := range whos {
 		parts[i] = who + " limited " + strings.Join(whom[who], " and ")
 	}
-	return fmt.Sprintf("%s; the seed's size cannot be tested on %d cores", strings.Join(parts, "; "), cores)
+	text := strings.Join(parts, "; ")
+	if size {
+		text += fmt.Sprintf("; the seed's size cannot be tested on %d cores", cores)
+	}
+	return text
 }
 
 // inverse is 1/v, +Inf for 0 and 0 for +Inf.
@@ -313,7 +325,7 @@ func rangeText(s Spread) string {
 // intervalText is a ratio's interval over the repeats: "1.02×–1.31×".
 func intervalText(lo, hi float64) string {
 	if lo == hi {
-		return "every pair " + claimRatioText(lo)
+		return claimRatioText(lo) + " for every pair"
 	}
 	return claimRatioText(lo) + "–" + claimRatioText(hi)
 }

@@ -73,7 +73,7 @@ func TestEvaluateClaim(t *testing.T) {
 			"no run of a that counts"},
 		{"a side missing", claimOf(10, 1), nil, sideRecs("b", 10, 11), ClaimUnmeasured, "no run of a that is in these records"},
 		{"a collapse to 0", claimOf(0.1, 1), []*result.Record{collapsedRec(sideRecs("a", 1)[0]), collapsedRec(sideRecs("a", 0, 1)[1])},
-			sideRecs("b", 1000, 1010), ClaimHolds, "= 0× here (seed: 0.10×): direction holds; size stronger than the seed's (a collapse to 0"},
+			sideRecs("b", 1000, 1010), ClaimHolds, "= 0× here (seed: 0.10×): direction holds; size stronger than the seed's (a side collapsed to 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs := append(slices.Clone(tc.of), tc.over...)
