@@ -1,8 +1,9 @@
 // Package limit says which process limited a run, from the costs its record measured: a process
 // whose every busy thread was saturated (more load could not make it go faster), the machine's
 // CPU as a whole (nearly all its cores were busy: the measured processes, or others beside them),
-// both, or nothing (the run waited on I/O or on latency). It reads a record only and knows no
-// impl by name.
+// both, near saturation (a process or the cores between Near and the saturated line: more load
+// might not have made it go much faster), or nothing (the run waited on I/O or on latency). It
+// reads a record only and knows no impl by name.
 package limit
 
 import (
@@ -28,6 +29,10 @@ const (
 	// It is SaturatedThread's figure: at a closed loop's peak the cores still idle a few points
 	// between wake-ups (go-hello unpinned at 56k req/s: generator 84% + go-hello 89% of 2 cores).
 	SaturatedCPU = 85.0
+	// Near is the share (of one core for a thread, of all cores for the CPU) from which a run
+	// that saturated nothing is said to be near saturation rather than waiting: at 82% of both
+	// cores, "the run waited on I/O" would be confidently wrong.
+	Near = 75.0
 	// shownShare is the share of all cores below which a process is left out of the CPU's list.
 	shownShare = 1.0
 )
@@ -35,7 +40,9 @@ const (
 // Verdict is what limited one run.
 type Verdict struct {
 	Saturated []Process // the processes whose every busy thread was saturated, in the record's order
+	Near      []Process // the processes whose every busy thread was at least Near but not all saturated
 	CPU       bool      // the machine's cores were at least SaturatedCPU busy
+	NearCPU   bool      // the machine's cores were at least Near busy, but not SaturatedCPU
 	Busy      float64   // how busy all cores were, in percent of them: the machine's figure, or the measured processes' when higher
 	Cores     int       // the machine's cores; 0 when unknown (Busy and CPU are then 0 and false)
 	Machine   float64   // the machine's own figure of Busy (every process); 0 when unknown
@@ -77,14 +84,17 @@ func Of(procs []result.Process, cores int, machine float64) Verdict {
 		if len(p.HotThreads) > 0 && slices.Max(p.HotThreads) >= v.MaxThread {
 			v.Threads, v.MaxThread, v.MaxOf = true, slices.Max(p.HotThreads), label(p)
 		}
-		if busy, ok := saturated(p.HotThreads); ok {
+		if busy, ok := atLeast(p.HotThreads, SaturatedThread); ok {
 			v.Saturated = append(v.Saturated, Process{Name: label(p), Threads: busy})
+		} else if busy, ok := atLeast(p.HotThreads, Near); ok {
+			v.Near = append(v.Near, Process{Name: label(p), Threads: busy})
 		}
 	}
 	if cores > 0 {
 		measured := total / float64(cores)
 		v.Busy = max(measured, machine)
 		v.CPU = v.Busy >= SaturatedCPU
+		v.NearCPU = !v.CPU && v.Busy >= Near
 		v.Shares = shares(procs, cores)
 		if other := machine - measured; other >= shownShare {
 			v.Shares = append(v.Shares, Share{Name: "other processes", Percent: other})
@@ -93,9 +103,9 @@ func Of(procs []result.Process, cores int, machine float64) Verdict {
 	return v
 }
 
-// saturated returns the busy threads of a process and whether every one of them is saturated
-// (false without a busy thread).
-func saturated(threads []float64) ([]float64, bool) {
+// atLeast returns the busy threads of a process and whether every one of them ran at least line
+// percent of a core (false without a busy thread).
+func atLeast(threads []float64, line float64) ([]float64, bool) {
 	var busy []float64
 	for _, t := range threads {
 		if t >= BusyThread {
@@ -104,7 +114,7 @@ func saturated(threads []float64) ([]float64, bool) {
 	}
 	ok := len(busy) > 0
 	for _, t := range busy {
-		ok = ok && t >= SaturatedThread
+		ok = ok && t >= line
 	}
 	return busy, ok
 }
@@ -130,23 +140,47 @@ func shares(procs []result.Process, cores int) []Share {
 }
 
 // Who names what limited the run in a few words: "node-hello", "generator, node-hello", "the
-// CPU", "node-hello and the CPU", "nothing" or "not known".
+// CPU", "node-hello and the CPU", "near saturation: node-hello", "near saturation: the CPU",
+// "nothing" or "not known".
 func (v Verdict) Who() string {
-	var names []string
-	for _, p := range v.Saturated {
-		names = append(names, p.Name)
-	}
-	switch procs := strings.Join(names, ", "); {
+	switch procs := names(v.Saturated); {
 	case procs != "" && v.CPU:
 		return procs + " and the CPU"
 	case procs != "":
 		return procs
 	case v.CPU:
 		return "the CPU"
+	case v.near():
+		return "near saturation: " + v.nearWho()
 	case v.Threads:
 		return "nothing"
 	}
 	return "not known"
+}
+
+// near reports whether nothing saturated but a process or the cores came near it.
+func (v Verdict) near() bool {
+	return len(v.Saturated) == 0 && !v.CPU && (len(v.Near) > 0 || v.NearCPU)
+}
+
+// nearWho names what was near saturation: "node-hello", "the CPU", "node-hello and the CPU".
+func (v Verdict) nearWho() string {
+	switch procs := names(v.Near); {
+	case procs != "" && v.NearCPU:
+		return procs + " and the CPU"
+	case procs != "":
+		return procs
+	}
+	return "the CPU"
+}
+
+// names joins the processes' names: "generator, node-hello".
+func names(procs []Process) string {
+	var out []string
+	for _, p := range procs {
+		out = append(out, p.Name)
+	}
+	return strings.Join(out, ", ")
 }
 
 // String says the verdict in one line, with the figures behind it.
@@ -165,6 +199,8 @@ func (v Verdict) String() string {
 		return saturated
 	case v.CPU:
 		return "the CPU: " + v.cpu()
+	case v.near():
+		return "near saturation: " + v.nearText()
 	case v.Threads && v.MaxThread >= SaturatedThread:
 		return fmt.Sprintf("no process saturated in every busy thread (%s's busiest at %s of a core; its other busy ones had room)",
 			v.MaxOf, pct(v.MaxThread))
@@ -179,6 +215,20 @@ func (v Verdict) String() string {
 		return fmt.Sprintf("not known: the record has no per-thread CPU (the measured processes used %s of %d cores)", pct(v.Busy), v.Cores)
 	}
 	return "not known: the record has neither per-thread CPU nor the machine's cores"
+}
+
+// nearText describes what came near saturation, the busiest process named: "node-hello: its one
+// busy thread at 79% of a core", "the CPU: 2 cores 82% busy (go-hello 45%, generator 38%); the
+// busiest process go-hello", or both joined by "; ".
+func (v Verdict) nearText() string {
+	var parts []string
+	for _, p := range v.Near {
+		parts = append(parts, p.String())
+	}
+	if v.NearCPU {
+		parts = append(parts, "the CPU: "+v.cpu())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // cpu describes the machine's CPU: "2 cores 96% busy (generator 48%, node-hello 47%)".
