@@ -83,6 +83,9 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 	if cfg.Warmup > 0 {
 		params["warmup"] = cfg.Warmup.String()
 	}
+	if len(cfg.Expect.Status) > 0 {
+		params["expect_status"] = cfg.Expect.Status
+	}
 	for k, v := range m.Params {
 		if d, ok := v.(time.Duration); ok {
 			v = d.String() // readable in the record, as the flags are written
