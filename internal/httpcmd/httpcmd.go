@@ -146,6 +146,9 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	if rec.Interrupted {
 		return cli.Interrupted(errors.New("interrupted; the partial result is above" + savedNote(f.jsonPath)))
 	}
+	if err := httpbench.NoSuccess(rec); err != nil {
+		return cli.Failed(err)
+	}
 	return nil
 }
 
