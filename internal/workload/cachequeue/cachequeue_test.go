@@ -68,7 +68,7 @@ func TestCheck(t *testing.T) {
 		ok                           bool
 		want                         string
 	}{
-		{"/cache/redis", 100, 100, 0, true, "100 counted for 100 responses"},
+		{"/cache/redis", 100, 100, 0, true, "100 counted for 100 responses (warm-up included)"},
 		{"/queue/zmq", 2040, 2000, 40, true, "40 requests without one"},
 		{"/cache/redis", 99, 100, 0, false, "1 fewer than the responses"},
 		{"/queue/redis", 105, 100, 2, false, "3 more than were sent"},
