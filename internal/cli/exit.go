@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/suggest"
 )
 
 // ExitError carries an exit code with an error. This is the one error policy of every command:
@@ -78,11 +79,23 @@ func Strict(root *cobra.Command) {
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return BadInput("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+				return BadInput("unknown command %q for %q; %ssee '%s --help'", args[0], cmd.CommandPath(), didYouMean(args[0], cmd), cmd.CommandPath())
 			}
 			return cmd.Help()
 		}
 	}
+}
+
+// didYouMean is `did you mean "hello"? ` for the subcommand of c nearest name, or "".
+func didYouMean(name string, c *cobra.Command) string {
+	var known []string
+	for _, sub := range c.Commands() {
+		known = append(known, sub.Name())
+	}
+	if h := suggest.Hint(name, known); h != "" {
+		return h + " "
+	}
+	return ""
 }
 
 // Execute runs root with args until done or interrupted (SIGINT, SIGTERM cancel its context),

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/suggest"
 )
 
 // DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
@@ -119,7 +120,7 @@ func Find(root, name string) (*Manifest, error) {
 	}
 	hint := "no impls found under " + root
 	if len(known) > 0 {
-		hint = "known: " + strings.Join(known, ", ")
+		hint = strings.TrimPrefix(suggest.Hint(name, known)+" known: "+strings.Join(known, ", "), " ")
 	}
 	return nil, fmt.Errorf("%w: %q; %s (see iobench impls)", ErrNotFound, name, hint)
 }
