@@ -63,9 +63,23 @@ func Quiet(root *cobra.Command, stdout, stderr io.Writer) {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return BadInput("%v; see '%s --help'", err, c.CommandPath())
+		return BadInput("%v; see '%s --help'", err, helpPath(c))
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
+}
+
+// helpPath is the command line that shows c's help: its usage line up to its first argument or
+// flag placeholder ("iobench http" for "iobench http URL [flags]", which is also the lean image's
+// root, whose CommandPath is "iobench").
+func helpPath(c *cobra.Command) string {
+	var words []string
+	for _, w := range strings.Fields(c.UseLine()) {
+		if strings.ToUpper(w) == w || strings.HasPrefix(w, "[") {
+			break
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
 }
 
 // Strict makes every command under root that only groups subcommands (serve, services) reject
