@@ -28,7 +28,7 @@ var Modes = []string{"sync", "async"}
 // declare it. Each workload registers its own (workload.Register does), so that this package
 // names none.
 type Section struct {
-	Routes bool // the impl serves HTTP: routes required, each a path (DESIGN §5.3)
+	Routes bool // the impl serves HTTP: routes required, each a path (docs/IMPLS.md, "The HTTP routes")
 	Queues bool // the impl consumes and publishes queues: the queues required
 	// Variants checks the per-variant settings (workloads.NAME.variants); nil refuses them.
 	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))

@@ -110,7 +110,7 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	}
 	if sec.Routes {
 		if len(w.Routes) == 0 {
-			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (DESIGN §5.3)")
+			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (docs/IMPLS.md, The HTTP routes)")
 		}
 		for i, r := range w.Routes {
 			if !strings.HasPrefix(r, "/") {
