@@ -72,7 +72,7 @@ code is then 1.`,
 	fs.StringVar(&f.results, "results", "results", "directory under which each suite's results go")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&f.full, "full", false, "the seed's own sizes (each scenario's full: block) instead of the short default")
-	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&f.implsDir, "impls-dir", "", impl.RootFlagHelp)
 	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 	return cmd
 }

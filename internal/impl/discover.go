@@ -12,6 +12,9 @@ import (
 	"github.com/iobench/iobench/internal/suggest"
 )
 
+// RootFlagHelp is the help of every --impls-dir flag: where DefaultRoot looks.
+const RootFlagHelp = "the impls folder (default $IOBENCH_IMPLS_DIR, else ./impls, else the impls/ beside the bin/ folder that holds iobench)"
+
 // DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
 // impls folder beside the iobench binary's parent (bin/iobench -> ./impls), else "impls".
 func DefaultRoot() string {
