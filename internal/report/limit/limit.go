@@ -46,7 +46,7 @@ type Verdict struct {
 	Busy      float64   // how busy all cores were, in percent of them: the machine's figure, or the measured processes' when higher
 	Cores     int       // the machine's cores; 0 when unknown (Busy and CPU are then 0 and false)
 	Machine   float64   // the machine's own figure of Busy (every process); 0 when unknown
-	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare; last "other processes"
+	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare; last "other processes" (printed in percent of one core)
 	MaxThread float64   // the busiest thread of any process, in percent of one core
 	MaxOf     string    // the process of that thread
 	SUT       bool      // a system under test (a process of role sut) was measured
@@ -231,11 +231,17 @@ func (v Verdict) nearText() string {
 	return strings.Join(parts, "; ")
 }
 
-// cpu describes the machine's CPU: "2 cores 96% busy (generator 48%, node-hello 47%)".
+// cpu describes the machine's CPU: how busy all its cores were, then each process's part in
+// percent of one core, as the cost lines give a process's CPU: "2 cores 96% busy (generator 96%
+// of a core, node-hello 94%)".
 func (v Verdict) cpu() string {
 	var parts []string
-	for _, s := range v.Shares {
-		parts = append(parts, s.Name+" "+pct(s.Percent))
+	for i, s := range v.Shares {
+		part := s.Name + " " + pct(s.Percent*float64(v.Cores))
+		if i == 0 {
+			part += " of a core"
+		}
+		parts = append(parts, part)
 	}
 	return fmt.Sprintf("%d cores %s busy (%s)", v.Cores, pct(v.Busy), strings.Join(parts, ", "))
 }
