@@ -31,3 +31,11 @@ func TestNotFoundSuggests(t *testing.T) {
 		t.Errorf("a name near nothing got a suggestion: %q", stderr)
 	}
 }
+
+// TestUnknownVariantSuggests: a variant misspelt in NAME:VARIANT is named back with the nearest.
+func TestUnknownVariantSuggests(t *testing.T) {
+	code, _, stderr := runCLI("verify", "go-bus:asnyc", "--impls-dir", "../../impls")
+	if want := `impl go-bus has no variant "asnyc"; did you mean "async"? choose from sync, async`; code != 2 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}

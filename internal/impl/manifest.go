@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iobench/iobench/internal/suggest"
 	"github.com/iobench/iobench/internal/units"
 )
 
@@ -294,7 +295,11 @@ func (m *Manifest) VariantsText() string {
 
 // UnknownVariant is the one-line error for a variant name m does not have.
 func (m *Manifest) UnknownVariant(name string) error {
-	return fmt.Errorf("impl %s has no variant %q; choose from %s (see iobench impls)", m.Name, name, strings.Join(m.VariantNames(), ", "))
+	hint := suggest.Hint(name, m.VariantNames())
+	if hint != "" {
+		hint += " "
+	}
+	return fmt.Errorf("impl %s has no variant %q; %schoose from %s (see iobench impls)", m.Name, name, hint, strings.Join(m.VariantNames(), ", "))
 }
 
 func durationOr(s string, def time.Duration) time.Duration {
