@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
-	"github.com/iobench/iobench/internal/suggest"
 	"github.com/iobench/iobench/internal/suite"
 	"github.com/iobench/iobench/scenarios"
 )
@@ -129,7 +126,7 @@ func loadSuite(args []string, implsDir string, full bool) (*scenario.Suite, erro
 		var loaded []*scenario.Suite
 		if arg == seedsArg || quick {
 			loaded, err = embedded(arg, known)
-		} else if err = scenarioExists(arg); err == nil {
+		} else if err = scenarios.Missing(arg, seedsArg); err == nil {
 			var s *scenario.Suite
 			if s, err = scenario.Load(arg, known); err == nil {
 				loaded = []*scenario.Suite{s}
@@ -150,33 +147,6 @@ func loadSuite(args []string, implsDir string, full bool) (*scenario.Suite, erro
 		return nil, cli.BadInput("%v", err)
 	}
 	return s, nil
-}
-
-// scenarioExists returns nil when arg is a file, else the one line saying so, with the shipped
-// scenario nearest it ("did you mean scenarios/quick.yaml?") and what the command takes.
-func scenarioExists(arg string) error {
-	if _, err := os.Stat(arg); !errors.Is(err, fs.ErrNotExist) {
-		return nil // a file, or one Load will report on
-	}
-	known := []string{seedsArg}
-	shipped, _ := fs.Glob(scenarios.Files, "*.yaml")
-	for _, f := range shipped {
-		known = append(known, "scenarios/"+f)
-	}
-	hint := suggest.Hint(arg, known)
-	if hint == "" { // "quik" for scenarios/quick.yaml
-		stems := make([]string, len(shipped))
-		for i, f := range shipped {
-			stems[i] = strings.TrimSuffix(f, ".yaml")
-		}
-		if n, ok := suggest.Closest(strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg)), stems); ok {
-			hint = `did you mean "scenarios/` + n + `.yaml"?`
-		}
-	}
-	if hint != "" {
-		hint += " "
-	}
-	return fmt.Errorf("scenario %s: no such file; %sgive scenario files (%s) or %s", arg, hint, strings.Join(known[1:], ", "), seedsArg)
 }
 
 // embedded parses the embedded quick suite, or the seeds' files for seedsArg.
