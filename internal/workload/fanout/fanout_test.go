@@ -219,7 +219,7 @@ func TestFanoutPHP(t *testing.T) {
 func TestFanoutCallsMustMatch(t *testing.T) {
 	for _, tc := range []struct{ variant, want string }{
 		{"never", "the service never called the upstream: 0 calls for"},
-		{"twice", "(2.00 per request)"},
+		{"twice", "(warm-up included; 2.00 per request)"},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
 			target := testTarget(t, tc.variant)
