@@ -60,10 +60,12 @@ type Process struct {
 	Threads []float64
 }
 
-// Share is one process's share of all the machine's cores, in percent.
+// Share is one process's share of all the machine's cores, in percent, and the same CPU in
+// percent of one core (its cost line's figure).
 type Share struct {
 	Name    string
 	Percent float64
+	OfCore  float64
 }
 
 // OfRecord is Of for a record's processes, its machine's cores and how busy they were.
@@ -97,7 +99,7 @@ func Of(procs []result.Process, cores int, machine float64) Verdict {
 		v.NearCPU = !v.CPU && v.Busy >= Near
 		v.Shares = shares(procs, cores)
 		if other := machine - measured; other >= shownShare {
-			v.Shares = append(v.Shares, Share{Name: "other processes", Percent: other})
+			v.Shares = append(v.Shares, Share{Name: "other processes", Percent: other, OfCore: other * float64(cores)})
 		}
 	}
 	return v
@@ -132,7 +134,7 @@ func shares(procs []result.Process, cores int) []Share {
 	var out []Share
 	for _, p := range procs {
 		if s := p.CPUPercent / float64(cores); s >= shownShare {
-			out = append(out, Share{Name: label(p), Percent: s})
+			out = append(out, Share{Name: label(p), Percent: s, OfCore: p.CPUPercent})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Share) int { return cmp.Compare(b.Percent, a.Percent) })
@@ -237,7 +239,7 @@ func (v Verdict) nearText() string {
 func (v Verdict) cpu() string {
 	var parts []string
 	for i, s := range v.Shares {
-		part := s.Name + " " + pct(s.Percent*float64(v.Cores))
+		part := fmt.Sprintf("%s %.0f%%", s.Name, s.OfCore) // rounded, as the cost lines print it
 		if i == 0 {
 			part += " of a core"
 		}

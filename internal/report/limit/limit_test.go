@@ -45,10 +45,10 @@ func TestOf(t *testing.T) {
 		{"generator alone", []result.Process{gen(40, 30, 10)}, 2, 0,
 			"nothing", "nothing measured saturated (max thread 30%): the run waited on the system under test (not measured), I/O or latency"},
 		{"CPU at the threshold", []result.Process{gen(86), sut("a", 84)}, 2, 0, "the CPU", "the CPU: 2 cores 85% busy (generator 86% of a core, a 84%)"},
-		{"CPU just below", []result.Process{gen(86, 50, 36), sut("a", 83.8, 40, 40)}, 2, 0, "near saturation: the CPU", "near saturation: the CPU: 2 cores 84% busy (generator 86% of a core, a 83%)"},
+		{"CPU just below", []result.Process{gen(86, 50, 36), sut("a", 83.8, 40, 40)}, 2, 0, "near saturation: the CPU", "near saturation: the CPU: 2 cores 84% busy (generator 86% of a core, a 84%)"},
 		// A closed loop against go-hello at 107k req/s: 82.9% of both cores busy, no thread saturated.
 		{"closed-loop hello near the CPU's line", []result.Process{gen(78, 40, 38), sut("go-hello", 80, 22, 21, 20, 17)}, 2, 82.9,
-			"near saturation: the CPU", "near saturation: the CPU: 2 cores 82% busy (go-hello 80% of a core, generator 78%, other processes 7%)"},
+			"near saturation: the CPU", "near saturation: the CPU: 2 cores 82% busy (go-hello 80% of a core, generator 78%, other processes 8%)"},
 		{"near: a process and the CPU", []result.Process{gen(70, 40, 30), sut("node-hello", 80, 80)}, 2, 0,
 			"near saturation: node-hello and the CPU", "near saturation: node-hello: its one busy thread at 80% of a core; the CPU: 2 cores 75% busy (node-hello 80% of a core, generator 70%)"},
 		{"CPU just below near", []result.Process{gen(70, 40, 30), sut("a", 79.8, 60)}, 2, 0, "nothing", "nothing saturated (max thread 60%): the run waited on I/O or latency"},
