@@ -72,6 +72,9 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		"timeout":     cfg.Timeout.String(),
 		"keepalive":   cfg.KeepAlive,
 	}
+	if len(cfg.Expect.Status) > 0 {
+		params["expect_status"] = cfg.Expect.Status
+	}
 	if cfg.Requests > 0 {
 		params["requests"] = cfg.Requests
 	} else {
@@ -82,9 +85,6 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 	}
 	if cfg.Warmup > 0 {
 		params["warmup"] = cfg.Warmup.String()
-	}
-	if len(cfg.Expect.Status) > 0 {
-		params["expect_status"] = cfg.Expect.Status
 	}
 	for k, v := range m.Params {
 		if d, ok := v.(time.Duration); ok {
