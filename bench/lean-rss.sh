@@ -7,7 +7,7 @@
 #
 # against nginx answering "Hello world!" (lib.sh hello_nginx; SCHEME=https: hello_nginx_tls and
 # --insecure), the server pinned to SERVER_CPU and the generator to GEN_CPU. Prints each run's
-# peak RSS in KiB and, per duration, the median, min and max (the budget: at most 8 MiB,
+# peak RSS in KiB and, per duration, the median, min and max (issue 15 asks for at most 8 MiB,
 # 8,192 KiB, at -c100 from 10 s to 10 min).
 #
 #   bash bench/lean-rss.sh                            # 3 runs of 10 s, then 3 of 10 min (31 min)
