@@ -46,7 +46,7 @@ type Verdict struct {
 	Busy      float64   // how busy all cores were, in percent of them: the machine's figure, or the measured processes' when higher
 	Cores     int       // the machine's cores; 0 when unknown (Busy and CPU are then 0 and false)
 	Machine   float64   // the machine's own figure of Busy (every process); 0 when unknown
-	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare; last "other processes" (printed in percent of one core)
+	Shares    []Share   // each process's share of all cores, largest first, those of at least shownShare; last "other processes"
 	MaxThread float64   // the busiest thread of any process, in percent of one core
 	MaxOf     string    // the process of that thread
 	SUT       bool      // a system under test (a process of role sut) was measured
@@ -64,8 +64,8 @@ type Process struct {
 // percent of one core (its cost line's figure).
 type Share struct {
 	Name    string
-	Percent float64
-	OfCore  float64
+	Percent float64 // of all cores: what orders the list and leaves the smallest out
+	OfCore  float64 // of one core: what the verdict prints
 }
 
 // OfRecord is Of for a record's processes, its machine's cores and how busy they were.
