@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/agents-local.sh: issue 17's "done when": two load agents on loopback
+# bench/agents-local.sh: two load agents on loopback
 # (iobench http --agents-local 2) against one generator process at the same fixed rate, the
 # server (iobench serve hello) pinned to a core of its own, the generators on the others.
 # Repeats alternate (agents, single, agents, ...) so that drift hits both.

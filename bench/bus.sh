@@ -114,7 +114,7 @@ consumer_ms() { # record -> the consumer's CPU ms per 1,000 commands
 	}'
 	awk -v c="$(consumer_ms "$OUT/rabbitmq-postgres-async.json")" -v client="$PGCLIENT" -v tx="$PGTX" 'BEGIN {
 		p = client * 1e6 / tx
-		printf "rabbitmq+postgres async consumer: %.1f ms CPU per 1,000 commands, %.2fx the pgbench client (%.1f per 1,000 transactions); issue 14: at most 60\n", c, c / p, p
+		printf "rabbitmq+postgres async consumer: %.1f ms CPU per 1,000 commands, %.2fx the pgbench client (%.1f per 1,000 transactions); the target: at most 60\n", c, c / p, p
 	}'
 } | tee "$OUT/summary.txt"
 echo "records: $OUT" >&2

@@ -3,7 +3,7 @@
 # go-cachequeue's async variant (bench/cachequeue-redis.yaml), each counted in Redis, alternating
 # round by round with redis-benchmark -t incr -c 20 against the same Redis: the store's own
 # ceiling. Prints per impl the median req/s and each process's cost (PHP-FPM, nginx, Redis, the
-# generator), then go/php (issue 11 asks >= 3x) and go/redis-benchmark (>= 0.5x) per round and
+# generator), then go/php (the target: >= 3x) and go/redis-benchmark (>= 0.5x) per round and
 # for the medians.
 #
 #   bash bench/cachequeue.sh             # 3 rounds of 2 x 12 s + redis-benchmark (about 2 minutes)

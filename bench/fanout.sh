@@ -2,7 +2,7 @@
 # fanout.sh: seed 5's service at -c10 (10 ms upstream, 10 ms of work) for every impl and route,
 # three interleaved rounds (bench/fanout-c10.yaml). Prints per impl and route the median req/s,
 # p50/p99 and each process's cost, then each impl's /async-overlap and /async over its /sync per
-# round and for the medians (issue 13 asks /async-overlap >= 1.8x /sync), and the overlap ratios
+# round and for the medians (the target: /async-overlap >= 1.8x /sync), and the overlap ratios
 # from the records (PHP's as-written /async should sit near 1.0).
 #
 #   bash bench/fanout.sh                 # 5 impls x 3 routes x 3 rounds (about 6 minutes)

@@ -3,7 +3,7 @@
 # pinned to CPU 0 and server to CPU 1 (bench/hello-pinned.yaml), three interleaved rounds. Prints
 # per server: median req/s, the server's CPU ms per 1,000 requests and peak memory (PSS of its
 # process tree), both sides' CPU use, which side was the limit, and go-hello / node-hello per
-# round and for the medians (issue 12 asks >= 1.5).
+# round and for the medians (the target: >= 1.5).
 #
 #   bash bench/hello-langs.sh              # 8 servers x 3 rounds x 12 s (about 5 minutes)
 #   DURATION=3s REPEATS=1 bash bench/hello-langs.sh

@@ -6,7 +6,7 @@
 # runs as bin/iobench-http (the lean generator image), once per engine in ENGINES (--engine loop,
 # goroutine); one more run per target ("in-proc") keeps it inside iobench, to show what the
 # hand-off saves. The server is pinned to SERVER_CPU and every generator to GEN_CPU (taskset;
-# PIN=0 leaves them free), the setup (nginx on core 0, the generator on core 1). Each
+# PIN=0 leaves them free), the pinned setup (nginx on core 0, the generator on core 1). Each
 # round runs wrk and then every engine, so drift hits all of them; the summary gives medians over
 # the rounds and each engine's ratio to wrk. srv_% is the server's CPU over the run in percent of a
 # core: near 100 the server, not the generator, sets the rate, and 100 / wrk's srv_% bounds what

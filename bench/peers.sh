@@ -12,7 +12,7 @@
 # iobench's -R latency is, oha's -q and vegeta's are not).
 #
 #   bash bench/peers.sh                          # 5 s runs, 3 rounds per table (about 5 minutes)
-#   ROUNDS=7 DURATION=5s bash bench/peers.sh     # the medians of 7
+#   ROUNDS=7 DURATION=5s bash bench/peers.sh     # medians of 7
 #   TOOLS="wrk iobench" FIXED=0 bash bench/peers.sh
 #   IOBENCH_BASE=/tmp/old/bin/iobench TOOLS="iobench iobench-base" ROUNDS=9 bash bench/peers.sh
 #     # this tree's iobench beside an older build (make build in a worktree of the older commit),

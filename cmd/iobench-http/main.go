@@ -23,6 +23,7 @@ func main() {
 		args = args[1:]
 	}
 	root := httpcmd.New("iobench http URL", handoff.Image)
+	root.Flags().BoolP("help", "h", false, "help for iobench http") // cobra would name the root "iobench"
 	cli.Quiet(root, os.Stdout, os.Stderr)
 	os.Exit(cli.Execute(root, args, "iobench", os.Stderr))
 }

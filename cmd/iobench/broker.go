@@ -23,7 +23,7 @@ func (b *brokerFlags) add(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&b.amqpURL, "amqp-url", "", "use this RabbitMQ (default $IOBENCH_AMQP_URL, the one of 'iobench services up', else one started for the run)")
 	fs.StringVar(&b.stateDir, "state-dir", "", "iobench's state directory: services and impl virtualenvs (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
-	fs.StringVar(&b.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&b.implsDir, "impls-dir", "", impl.RootFlagHelp)
 	fs.StringVar(&b.logLevel, "log", "warn", "log level on stderr: debug, info, warn")
 }
 

@@ -24,7 +24,7 @@ func (f *busImplFlags) add(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&f.name, "impl", "", "run this consumer impl from impls/ (NAME or NAME:VARIANT, see 'iobench impls')")
 	fs.StringVar(&f.variant, "variant", "", "the impl's variant (default: its first of --mode)")
-	fs.StringVar(&f.dir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&f.dir, "impls-dir", "", impl.RootFlagHelp)
 }
 
 // apply installs and checks the impl f names and makes it cfg's consumer, with the topology it

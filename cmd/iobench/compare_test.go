@@ -71,7 +71,7 @@ func TestCompareJUnit(t *testing.T) {
 		!strings.Contains(fell.Message, "2 of 2 groups crossed throughput<-5%: hello go-hello async closed: throughput -34.7% < -5%") {
 		t.Errorf("throughput case %+v", fell)
 	}
-	if errCase.Name != "errors>0%" || errCase.Status != junit.StatusPassed {
+	if errCase.Name != "errors>+0%" || errCase.Status != junit.StatusPassed {
 		t.Errorf("errors case %+v", errCase)
 	}
 	for _, tt := range []struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 )
@@ -53,7 +54,7 @@ func (f *implRun) add(fs *pflag.FlagSet, example string) {
 	fs.StringVar(&f.implName, "impl", "", "the impl from impls/ (NAME or NAME:VARIANT; see 'iobench impls'), e.g. "+example)
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&f.implsDir, "impls-dir", "", impl.RootFlagHelp)
 	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 }
 

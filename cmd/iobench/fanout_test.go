@@ -60,7 +60,7 @@ func TestFanoutCommand(t *testing.T) {
 	}
 	code, _, stderr = runCLI("fanout", "--impl", "python-badcalls:twice", "-c", "2", "-n", "20", "--warmup", "0", "--quiet",
 		"--impls-dir", "../../internal/workload/fanout/testdata/impls", "--state-dir", state)
-	if code != 1 || !strings.Contains(stderr, "the upstream counted 40 calls for 20 responses (2.00 per request)") {
+	if code != 1 || !strings.Contains(stderr, "the upstream counted 40 calls for 20 responses (warm-up included; 2.00 per request)") {
 		t.Fatalf("twice: exit %d, stderr %q; want exit 1 with the counts", code, stderr)
 	}
 }

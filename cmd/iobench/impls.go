@@ -75,6 +75,6 @@ A scenario names an impl as NAME, or NAME:VARIANT for one of its variants (ioben
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	cmd.Flags().StringVar(&implsDir, "impls-dir", "", impl.RootFlagHelp)
 	return cmd
 }

@@ -36,7 +36,8 @@ func newK8sJobCmd() *cobra.Command {
 		Use:   "job [http flags] URL --agents N",
 		Short: "Write an Indexed Job of N load agents, their collector and the images' Dockerfile",
 		Long: `Write the manifests of a load run split over N agents placed by Kubernetes (run.yaml) and the
-Dockerfile of the two static images, into --out. The agents are an Indexed Job (parallelism and
+Dockerfile of the two static images (with the Dockerfile.dockerignore BuildKit reads beside it),
+into --out. The agents are an Indexed Job (parallelism and
 completions N), each pod running iobench-http as agent $(JOB_COMPLETION_INDEX)/N of the http
 flags given here, with one core requested and limited and a preference for a node of its own;
 they begin measuring together at --start-at (default: 5 minutes from now: apply before then)

@@ -41,12 +41,13 @@ Presets reproduce seed 2's Go runs (default exchange, non-durable queue, transie
   go-single  1 publisher, 50,000 seed JSON messages to go_queue
   go-pool    NumCPU publishers, a connection each, 50,000 to go_worker_queue
   go-ultra   2 x NumCPU publishers, a connection each, 500,000 minimal JSON to ultra_fast_queue
---impl NAME --variant V runs an external publisher from impls/ (see 'iobench impls') under the
+--impl NAME[:VARIANT] runs an external publisher from impls/ (see 'iobench impls'; without a
+variant, its first) under the
 same broker-side counting; 'iobench publish seed2' runs the whole seed 2 comparison.`,
 		Example: `  iobench publish -P 1 -d 10s --size 100
   iobench publish -P 1 -d 10s --size 100 --persistent --queue-durable --confirm 100
   iobench publish --preset go-ultra
-  iobench publish --impl python-pika-publisher --variant processes
+  iobench publish --impl python-pika-publisher:processes
   iobench publish --consumers 2 -n 200000 --json results/publish.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPublish(cmd, &f) },
@@ -68,8 +69,8 @@ same broker-side counting; 'iobench publish seed2' runs the whole seed 2 compari
 	cli.DurationVarP(fs, &c.DrainTimeout, "drain-timeout", "", c.DrainTimeout, "how long the broker may take to count the last messages")
 	fs.BoolVar(&c.KeepQueue, "keep-queue", false, "leave the queue and its messages after the run")
 	fs.StringVar(&f.preset, "preset", "", "go-single, go-pool or go-ultra (seed 2's Go runs); other flags given override it")
-	fs.StringVar(&f.implName, "impl", "", "run this publisher impl from impls/ instead of the built-in one")
-	fs.StringVar(&f.variant, "variant", "", "the impl's variant (see 'iobench impls')")
+	fs.StringVar(&f.implName, "impl", "", "run this publisher impl from impls/ instead of the built-in one (NAME or NAME:VARIANT; see 'iobench impls')")
+	fs.StringVar(&f.variant, "variant", "", "the impl's variant, as --impl NAME:VARIANT (default: its first)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	f.brokerFlags.add(cmd)

@@ -40,16 +40,18 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
 	}
+	name, variant, err := f.implRef()
+	if err != nil {
+		return err
+	}
 	var inst *impl.Installation
-	if f.implName != "" {
-		if f.variant == "" {
-			return cli.BadInput("--impl %s needs --variant; see 'iobench impls'", f.implName)
-		}
-		if inst, err = installImpl(ctx, f.root(), f.implName, f.stateDir, log); err != nil {
+	if name != "" {
+		if inst, err = installImpl(ctx, f.root(), name, f.stateDir, log); err != nil {
 			return err
 		}
-	} else if f.variant != "" {
-		return cli.BadInput("--variant without --impl; name the impl too")
+		if _, ok := inst.Manifest.Variant(variant); !ok {
+			return cli.BadInput("%v", inst.Manifest.UnknownVariant(variant))
+		}
 	}
 	cfg.URL = "amqp://check/" // checked for real once the broker is known
 	if inst == nil {
@@ -73,7 +75,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	var runErr error
 	if inst != nil {
 		ic := publish.ImplConfig{
-			Installation: inst, Variant: f.variant, URL: br.url, DrainTimeout: cfg.DrainTimeout,
+			Installation: inst, Variant: variant, URL: br.url, DrainTimeout: cfg.DrainTimeout,
 			Command: os.Args, Versions: br.versions(), BrokerRoots: br.roots(), Log: log, Progress: cfg.Progress,
 		}
 		if fs.Changed("number") {
@@ -91,6 +93,22 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	}
 	prog.Done()
 	return emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
+}
+
+// implRef returns the impl and variant --impl names (NAME or NAME:VARIANT; "" for the impl's
+// first variant), --variant V standing for the ":VARIANT" part; both given and different, or
+// --variant without --impl, is bad input.
+func (f *publishFlags) implRef() (name, variant string, err error) {
+	name, variant = impl.ParseRef(f.implName)
+	switch {
+	case name == "" && f.variant != "":
+		return "", "", cli.BadInput("--variant without --impl; name the impl too, e.g. --impl NAME:%s", f.variant)
+	case variant != "" && f.variant != "" && variant != f.variant:
+		return "", "", cli.BadInput("--impl %s and --variant %s name two variants; give one", f.implName, f.variant)
+	case variant == "":
+		variant = f.variant
+	}
+	return name, variant, nil
 }
 
 // overrideChanged copies onto cfg (a preset) the flags the user gave, which live in base.

@@ -69,7 +69,7 @@ code is then 1.`,
 	fs.StringVar(&f.results, "results", "results", "directory under which each suite's results go")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&f.full, "full", false, "the seed's own sizes (each scenario's full: block) instead of the short default")
-	fs.StringVar(&f.implsDir, "impls-dir", "", "the impls folder (default $IOBENCH_IMPLS_DIR or ./impls)")
+	fs.StringVar(&f.implsDir, "impls-dir", "", impl.RootFlagHelp)
 	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
 	return cmd
 }
@@ -126,7 +126,7 @@ func loadSuite(args []string, implsDir string, full bool) (*scenario.Suite, erro
 		var loaded []*scenario.Suite
 		if arg == seedsArg || quick {
 			loaded, err = embedded(arg, known)
-		} else {
+		} else if err = scenarios.Missing(arg, seedsArg); err == nil {
 			var s *scenario.Suite
 			if s, err = scenario.Load(arg, known); err == nil {
 				loaded = []*scenario.Suite{s}

@@ -28,10 +28,10 @@ of each workload it declares, for each variant (or only VARIANT), without timing
             delivery mode, read back from the broker, must be the variant's
   hello, cachequeue, fanout
             the impl is started with IOBENCH_LISTEN and each route is requested: status 200 and
-            the body DESIGN §5.3 asks for (GET /: exactly "Hello world!", Content-Type
-            text/plain; charset=utf-8, Content-Length 12); an unknown route must answer 404;
-            GET / is also read off the wire twice on one connection (Content-Length and
-            keep-alive) and asked on 100 connections held open at once (a per-client limit)
+            the body docs/IMPLS.md asks for ("The HTTP routes"; GET /: exactly "Hello world!",
+            Content-Type text/plain; charset=utf-8, Content-Length 12); an unknown route must
+            answer 404; GET / is also read off the wire twice on one connection (Content-Length
+            and keep-alive) and asked on 100 connections held open at once (a per-client limit)
   fanout    also: against an upstream iobench starts (IOBENCH_UPSTREAM_URL), each route answers
             the upstream's JSON with Server-Timing: app;dur=MS and makes exactly one call
 A problem that is a seed flaw the variant expects (impl.yaml: expect) is shown as "seed flaw

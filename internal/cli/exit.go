@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/suggest"
 )
 
 // ExitError carries an exit code with an error. This is the one error policy of every command:
@@ -62,9 +63,23 @@ func Quiet(root *cobra.Command, stdout, stderr io.Writer) {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return BadInput("%v; see '%s --help'", err, c.CommandPath())
+		return BadInput("%v; see '%s --help'", err, helpPath(c))
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
+}
+
+// helpPath is the command line that shows c's help: its usage line up to its first argument or
+// flag placeholder ("iobench http" for "iobench http URL [flags]", which is also the lean image's
+// root, whose CommandPath is "iobench").
+func helpPath(c *cobra.Command) string {
+	var words []string
+	for _, w := range strings.Fields(c.UseLine()) {
+		if strings.ToUpper(w) == w || strings.HasPrefix(w, "[") {
+			break
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
 }
 
 // Strict makes every command under root that only groups subcommands (serve, services) reject
@@ -78,11 +93,23 @@ func Strict(root *cobra.Command) {
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return BadInput("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+				return BadInput("unknown command %q for %q; %ssee '%s --help'", args[0], cmd.CommandPath(), didYouMean(args[0], cmd), cmd.CommandPath())
 			}
 			return cmd.Help()
 		}
 	}
+}
+
+// didYouMean is `did you mean "hello"? ` for the subcommand of c nearest name, or "".
+func didYouMean(name string, c *cobra.Command) string {
+	var known []string
+	for _, sub := range c.Commands() {
+		known = append(known, sub.Name())
+	}
+	if h := suggest.Hint(name, known); h != "" {
+		return h + " "
+	}
+	return ""
 }
 
 // Execute runs root with args until done or interrupted (SIGINT, SIGTERM cancel its context),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,5 +53,35 @@ func TestStrictUnknownSubcommand(t *testing.T) {
 	root.SetOut(&strings.Builder{})
 	if code := Execute(root, []string{"serve"}, "iobench", &stderr); code != 0 {
 		t.Fatalf("serve alone: exit %d; want its help and 0", code)
+	}
+}
+
+// TestFlagErrorNamesTheCommand: a bad flag value points to the help of the command given, also
+// when that command is a binary's root named by more than one word (the lean image's "iobench
+// http URL").
+func TestFlagErrorNamesTheCommand(t *testing.T) {
+	for _, tc := range []struct {
+		use  []string // root's, then a subcommand's when given
+		args []string
+		want string
+	}{
+		{[]string{"iobench http URL"}, []string{"-d", "xx"}, "see 'iobench http --help'"},
+		{[]string{"iobench", "http URL"}, []string{"http", "-d", "xx"}, "see 'iobench http --help'"},
+		{[]string{"iobench", "verify IMPL[:VARIANT]"}, []string{"verify", "-d", "xx"}, "see 'iobench verify --help'"},
+	} {
+		root := &cobra.Command{Use: tc.use[0]}
+		cmd := root
+		if len(tc.use) > 1 {
+			cmd = &cobra.Command{Use: tc.use[1]}
+			root.AddCommand(cmd)
+		}
+		cmd.RunE = func(*cobra.Command, []string) error { return nil }
+		var d time.Duration
+		DurationVarP(cmd.Flags(), &d, "duration", "d", 0, "")
+		var stdout, stderr strings.Builder
+		Quiet(root, &stdout, &stderr)
+		if code := Execute(root, tc.args, "iobench", &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.use, code, stderr.String(), tc.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/httpcmd"
 	"github.com/iobench/iobench/internal/merge"
 )
@@ -52,6 +53,9 @@ func Local(ctx context.Context, run httpcmd.LocalRun) error {
 		return cli.Failed(fmt.Errorf("%w%s", err, failed))
 	}
 	if err := merge.Print(run.Out, run.Err, rec, run.JSON, run.Text); err != nil {
+		return cli.Failed(err)
+	}
+	if err := httpbench.NoSuccess(rec); err != nil {
 		return cli.Failed(err)
 	}
 	return nil

@@ -178,10 +178,10 @@ func TestThresholds(t *testing.T) {
 		want Threshold
 		err  string
 	}{
-		{"p99>+10%", Threshold{P99, ">", 10}, ""},
-		{"throughput<-5%", Threshold{Throughput, "<", -5}, ""},
-		{" p99.9 > 2.5 % ", Threshold{P999, ">", 2.5}, ""},
-		{"errors>0%", Threshold{Errors, ">", 0}, ""},
+		{"p99>+10%", Threshold{P99, ">", 10, "p99>+10%"}, ""},
+		{"throughput<-5%", Threshold{Throughput, "<", -5, "throughput<-5%"}, ""},
+		{" p99.9 > 2.5 % ", Threshold{P999, ">", 2.5, "p99.9 > 2.5 %"}, ""},
+		{"errors>0%", Threshold{Errors, ">", 0, "errors>0%"}, ""},
 		{"p99>10", Threshold{}, "write METRIC>CHANGE%"},
 		{"p95>+10%", Threshold{}, `unknown metric "p95"`},
 		{"throughput<-100%", Threshold{}, "above -100%"},

@@ -15,10 +15,15 @@ type Threshold struct {
 	Metric  string  // one of Metrics
 	Op      string  // ">" or "<"
 	Percent float64 // signed change in percent: +10, -5
+	Written string  // the threshold as the user wrote it, spaces trimmed ("" when built in code)
 }
 
-// String returns the threshold in the form ParseThreshold reads.
+// String returns the threshold as the user wrote it ("p99>+10%"), so that a report names it as
+// the command line did; one built in code in the form ParseThreshold reads.
 func (th Threshold) String() string {
+	if th.Written != "" {
+		return th.Written
+	}
 	return th.Metric + th.Op + strconv.FormatFloat(th.Percent, 'f', -1, 64) + "%"
 }
 
@@ -31,7 +36,7 @@ func ParseThreshold(s string) (Threshold, error) {
 	if m == nil {
 		return Threshold{}, fmt.Errorf("threshold %q: write METRIC>CHANGE%% or METRIC<CHANGE%%, e.g. 'p99>+10%%' or 'throughput<-5%%'", s)
 	}
-	th := Threshold{Metric: m[1], Op: m[2]}
+	th := Threshold{Metric: m[1], Op: m[2], Written: strings.TrimSpace(s)}
 	known := false
 	for _, k := range Metrics {
 		known = known || k == th.Metric

@@ -1,6 +1,6 @@
-// Package env is the environment contract between iobench and the systems under test it starts
-// (DESIGN §5.2), defined once: every IOBENCH_* variable a SUT may read, and those iobench reads
-// for itself. docs/IMPLS.md explains each to impl authors.
+// Package env is the environment contract between iobench and the systems under test it starts,
+// defined once: every IOBENCH_* variable a SUT may read, and those iobench reads for itself.
+// docs/IMPLS.md ("The IOBENCH_* environment") explains each to impl authors.
 package env
 
 // Variables handed to a system under test. A SUT sees only those that its run sets: the runner

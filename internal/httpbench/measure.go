@@ -72,6 +72,9 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		"timeout":     cfg.Timeout.String(),
 		"keepalive":   cfg.KeepAlive,
 	}
+	if len(cfg.Expect.Status) > 0 {
+		params["expect_status"] = cfg.Expect.Status
+	}
 	if cfg.Requests > 0 {
 		params["requests"] = cfg.Requests
 	} else {

@@ -84,7 +84,7 @@ lag, not in the uncorrected latency.`,
 	fs.BoolVarP(&f.opts.TLS.Insecure, "insecure", "k", false, "https: do not verify the server's certificate")
 	fs.StringVar(&f.opts.TLS.CAFile, "cacert", "", "https: trust the CAs of this PEM file instead of the system's")
 	fs.StringVar(&f.opts.TLS.ServerName, "sni", "", "https: the server name to send and verify (default the URL's host)")
-	// The engine (issue 15): the event loop by default, the goroutine engine on request.
+	// The engine: the event loop by default, the goroutine engine on request.
 	fs.StringVar(&f.opts.Engine, "engine", "", "load engine: loop (epoll event loop per thread; the default where it runs) or goroutine (one per connection)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the JSON result record to this path (- for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
@@ -145,6 +145,9 @@ func runHTTP(cmd *cobra.Command, f *httpFlags) error {
 	}
 	if rec.Interrupted {
 		return cli.Interrupted(errors.New("interrupted; the partial result is above" + savedNote(f.jsonPath)))
+	}
+	if err := httpbench.NoSuccess(rec); err != nil {
+		return cli.Failed(err)
 	}
 	return nil
 }

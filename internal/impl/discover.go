@@ -9,7 +9,11 @@ import (
 	"strings"
 
 	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/suggest"
 )
+
+// RootFlagHelp is the help of every --impls-dir flag: where DefaultRoot looks.
+const RootFlagHelp = "the impls folder (default $IOBENCH_IMPLS_DIR, else ./impls, else the impls/ beside the bin/ folder that holds iobench)"
 
 // DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
 // impls folder beside the iobench binary's parent (bin/iobench -> ./impls), else "impls".
@@ -119,7 +123,7 @@ func Find(root, name string) (*Manifest, error) {
 	}
 	hint := "no impls found under " + root
 	if len(known) > 0 {
-		hint = "known: " + strings.Join(known, ", ")
+		hint = strings.TrimPrefix(suggest.Hint(name, known)+" known: "+strings.Join(known, ", "), " ")
 	}
 	return nil, fmt.Errorf("%w: %q; %s (see iobench impls)", ErrNotFound, name, hint)
 }

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iobench/iobench/internal/suggest"
 	"github.com/iobench/iobench/internal/units"
 )
 
@@ -28,7 +29,7 @@ var Modes = []string{"sync", "async"}
 // declare it. Each workload registers its own (workload.Register does), so that this package
 // names none.
 type Section struct {
-	Routes bool // the impl serves HTTP: routes required, each a path (DESIGN §5.3)
+	Routes bool // the impl serves HTTP: routes required, each a path (docs/IMPLS.md, "The HTTP routes")
 	Queues bool // the impl consumes and publishes queues: the queues required
 	// Variants checks the per-variant settings (workloads.NAME.variants); nil refuses them.
 	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
@@ -298,7 +299,11 @@ func (m *Manifest) VariantsText() string {
 
 // UnknownVariant is the one-line error for a variant name m does not have.
 func (m *Manifest) UnknownVariant(name string) error {
-	return fmt.Errorf("impl %s has no variant %q; choose from %s (see iobench impls)", m.Name, name, strings.Join(m.VariantNames(), ", "))
+	hint := suggest.Hint(name, m.VariantNames())
+	if hint != "" {
+		hint += " "
+	}
+	return fmt.Errorf("impl %s has no variant %q; %schoose from %s (see iobench impls)", m.Name, name, hint, strings.Join(m.VariantNames(), ", "))
 }
 
 func durationOr(s string, def time.Duration) time.Duration {

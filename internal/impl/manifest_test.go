@@ -145,6 +145,7 @@ language: cobol
 variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   teleport: {}
+  fanuot: {}
   hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}, consumers: {/: [php, x.php]}}
   publish:
     variants:
@@ -154,7 +155,8 @@ ready: {log: "(", tcp: listen}
 stop: {signal: HUP, timeout: forever}
 `, []string{
 			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
-			"workloads.teleport: unknown workload", `workloads.hello.routes[0]: "nope" does not start with /`,
+			"workloads.teleport: unknown workload", `workloads.fanuot: unknown workload (did you mean "fanout"?`,
+			`workloads.hello.routes[0]: "nope" does not start with /`,
 			"workloads.hello.variants: this workload takes no per-variant settings",
 			"workloads.hello.consumers: this workload runs no consumers beside the impl",
 			"workloads.publish.variants.a.count: not positive", "ready: both log and tcp given",

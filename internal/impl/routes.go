@@ -31,7 +31,7 @@ func (p RouteProblem) String() string {
 }
 
 // CheckRoutes requests every route of an HTTP workload from a started impl listening on addr
-// and checks the answers against DESIGN §5.3: status 200, `Hello world!` for GET / with
+// and checks the answers against the routes contract (docs/IMPLS.md, "The HTTP routes"): status 200, `Hello world!` for GET / with
 // Content-Type text/plain; charset=utf-8 and Content-Length 12, a counter and a newline for
 // /cache/{driver}, an empty body for /queue/{driver}, a JSON body for /sync, /async and
 // /async-overlap; and an unknown route must answer 404. GET / is also read off the wire twice on
@@ -86,7 +86,7 @@ func getResponse(ctx context.Context, addr, path string) (*http.Response, string
 	return resp, string(b), err
 }
 
-// helloBody, helloType are what GET / answers (DESIGN §5.3): the body and its Content-Type.
+// helloBody, helloType are what GET / answers (docs/IMPLS.md, "The HTTP routes"): the body and its Content-Type.
 const (
 	helloBody = "Hello world!"
 	helloType = "text/plain; charset=utf-8"

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/iobench/iobench/internal/suggest"
 	"github.com/iobench/iobench/internal/units"
 )
 
@@ -101,7 +102,7 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	f := "workloads." + id
 	sec, ok := sections[id]
 	if !ok {
-		add(f, "unknown workload", "choose from "+strings.Join(Workloads(), ", "))
+		add(f, "unknown workload", strings.TrimPrefix(suggest.Hint(id, Workloads())+" choose from "+strings.Join(Workloads(), ", "), " "))
 		return
 	}
 	if sec.Variants == nil && w.Variants != nil {
@@ -109,7 +110,7 @@ func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
 	}
 	if sec.Routes {
 		if len(w.Routes) == 0 {
-			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (DESIGN §5.3)")
+			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (docs/IMPLS.md, The HTTP routes)")
 		}
 		for i, r := range w.Routes {
 			if !strings.HasPrefix(r, "/") {

@@ -3,6 +3,7 @@ package k8sjob
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -11,15 +12,31 @@ import (
 
 // Files written by Write.
 const (
-	ManifestFile   = "run.yaml"
-	DockerfileFile = "Dockerfile"
+	ManifestFile     = "run.yaml"
+	DockerfileFile   = "Dockerfile"
+	DockerignoreFile = DockerfileFile + ".dockerignore"
 )
 
-// Dockerfile builds the two static images from a checkout: the lean generator (the agents') and
-// iobench (the collector's), each alone on an empty base.
-const Dockerfile = `# Build from the root of an iobench checkout:
-#   docker build --target generator -t iobench-http:dev .
-#   docker build --target collector -t iobench:dev .
+// Dockerignore keeps the build context to what the build reads: the module's Go sources and the
+// files they embed (under cmd/, internal/ and scenarios/), not bin/, results/, .state/ or the
+// impls' installed dependencies. BuildKit (docker build's builder since Docker 23) reads it
+// because it sits beside the Dockerfile under the Dockerfile's name; a .dockerignore at the
+// context's root would be the user's file, not iobench's to write.
+const Dockerignore = `# Read by docker build (BuildKit) for the Dockerfile beside it: only what the Go build needs.
+*
+!go.mod
+!go.sum
+!cmd
+!internal
+!scenarios
+`
+
+// dockerfile is the Dockerfile that builds the two static images from a checkout: the lean
+// generator (the agents') and iobench (the collector's), each alone on an empty base. Its %[1]s
+// is the Dockerfile's path, as the build commands of its comment must name it.
+const dockerfile = `# Build from the root of an iobench checkout:
+#   docker build -f %[1]s --target generator -t iobench-http:dev .
+#   docker build -f %[1]s --target collector -t iobench:dev .
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY . .
@@ -37,6 +54,9 @@ COPY --from=build /out/iobench /iobench
 USER 65534:65534
 ENTRYPOINT ["/iobench"]
 `
+
+// Dockerfile returns the Dockerfile to be written at path, its comment naming that path.
+func Dockerfile(path string) string { return fmt.Sprintf(dockerfile, path) }
 
 // YAML returns the manifests as one YAML stream, in the order to apply them.
 func (m Manifests) YAML() ([]byte, error) {
@@ -87,7 +107,7 @@ func plain(n *yaml.Node) {
 	}
 }
 
-// Write writes the manifests and the Dockerfile into dir and returns the paths.
+// Write writes the manifests, the Dockerfile and its ignore file into dir and returns the paths.
 func (m Manifests) Write(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -96,9 +116,10 @@ func (m Manifests) Write(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{ManifestFile: y, DockerfileFile: []byte(Dockerfile)}
+	files := map[string][]byte{ManifestFile: y, DockerfileFile: []byte(Dockerfile(filepath.Join(dir, DockerfileFile))),
+		DockerignoreFile: []byte(Dockerignore)}
 	var paths []string
-	for _, name := range []string{ManifestFile, DockerfileFile} {
+	for _, name := range []string{ManifestFile, DockerfileFile, DockerignoreFile} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, files[name], 0o644); err != nil {
 			return nil, err

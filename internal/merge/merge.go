@@ -43,8 +43,19 @@ func records(recs []*result.Record, command []string) (*result.Record, error) {
 	out.Parameters = parameters(recs)
 	costs(out, recs)
 	out.Merged = shares(recs, out.StartedAt)
-	out.Warnings = append(engine.Warnings(out, engine.Usage{}), warnings(out.Merged, recs)...)
+	out.Warnings = append(engine.Warnings(out, engine.Usage{Planned: planned(out)}), warnings(out.Merged, recs)...)
 	return out, nil
+}
+
+// planned is the measured duration the agents were given (-d), as a single generator's warnings
+// judge it: 0 for a run of a request count, or one whose duration cannot be read.
+func planned(rec *result.Record) time.Duration {
+	s, _ := rec.Parameters["duration"].(string)
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // histograms adds the agents' histograms of one kind exactly; nil when no agent has one.

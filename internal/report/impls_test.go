@@ -139,7 +139,7 @@ func TestLangsGolden(t *testing.T) {
 	golden.Check(t, filepath.Join("testdata", "summary-langs.txt.golden"), text.Bytes())
 	page := string(renderHTML(t, langRecords()))
 	for _, want := range []string{"Impls side by side", `<span class="flaw">seed flaw reproduced (content-length-mismatch)</span>`, "1.05ms", "23.0 MiB",
-		"What limited each run", "<td>mixed over 2 runs: python-asyncio-hello in 1, nothing in 1 (each run&#39;s block says how)</td>",
+		"What limited each run", "<td>mixed over 2 runs: python-asyncio-hello in 1, near saturation: python-asyncio-hello in 1 (each run&#39;s block says how)</td>",
 		"<strong>Limit:</strong> python-asyncio-hello: its one busy thread at 97% of a core", `<td class="num">70% 65% 30%</td>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)

@@ -62,9 +62,11 @@ func groupLimit(g Group) string {
 // limitNote says how the limit is judged.
 var limitNote = fmt.Sprintf("A process limited a run when every busy thread of it (%g%% of a core or more) ran at %g%% of a core "+
 	"or more; the CPU did when all cores were %g%% busy or more: by the measured processes, or by the machine's own "+
-	"figure where the record has it (\"other processes\" is its part iobench did not measure). Figures are over the "+
-	"measured phase, in percent of one core (threads) or of all cores (the CPU).",
-	limit.BusyThread, limit.SaturatedThread, limit.SaturatedCPU)
+	"figure where the record has it (\"other processes\" is its part iobench did not measure). A run that saturated "+
+	"nothing is near saturation when a process's busy threads or all cores were at %g%% or more; it waited on I/O or "+
+	"latency only below that. Figures are over the measured phase, in percent of one core (a thread, a process), but "+
+	"how busy the machine's cores were, in percent of them all.",
+	limit.BusyThread, limit.SaturatedThread, limit.SaturatedCPU, limit.Near)
 
 func (r limitRow) cells() []string {
 	return []string{r.Key.Workload, dash(r.Key.Load()), r.Key.ImplLabel(), dash(r.Key.Mode), r.Limit}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	nearest "github.com/iobench/iobench/internal/suggest"
 )
 
 // ErrInvalid is wrapped by every error Load returns for a scenario that cannot run (as opposed
@@ -78,40 +80,10 @@ func suggest(what, got string, known []string) string {
 	if len(names) == 0 {
 		return "no " + what + " exist"
 	}
-	best, bestD := "", 1<<30
-	for _, n := range names {
-		if d := distance(strings.ToLower(got), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if bestD <= 2 || (bestD <= len(got)/3 && bestD < len(best)) {
+	if best, ok := nearest.Closest(got, names); ok {
 		return fmt.Sprintf("did you mean %q? %s", best, list)
 	}
 	return list
-}
-
-// distance is the Levenshtein distance between a and b (bounded inputs: names from a file).
-func distance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 20
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func keys[V any](m map[string]V) []string {

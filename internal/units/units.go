@@ -47,10 +47,11 @@ func Micros(us float64) string {
 	}
 }
 
-// Bytes formats a byte count with binary prefixes as wrk does: "12.34MB" meaning MiB.
+// Bytes formats a byte count with binary prefixes, named as such: "12.34MiB" (wrk prints the
+// same figure as "12.34MB").
 func Bytes(n float64) string {
 	const unit = 1024
-	suffixes := []string{"B", "KB", "MB", "GB", "TB"}
+	suffixes := []string{"B", "KiB", "MiB", "GiB", "TiB"}
 	i := 0
 	for n >= unit && i < len(suffixes)-1 {
 		n /= unit

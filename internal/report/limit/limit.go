@@ -1,8 +1,9 @@
 // Package limit says which process limited a run, from the costs its record measured: a process
 // whose every busy thread was saturated (more load could not make it go faster), the machine's
 // CPU as a whole (nearly all its cores were busy: the measured processes, or others beside them),
-// both, or nothing (the run waited on I/O or on latency). It reads a record only and knows no
-// impl by name.
+// both, near saturation (a process or the cores between Near and the saturated line: more load
+// might not have made it go much faster), or nothing (the run waited on I/O or on latency). It
+// reads a record only and knows no impl by name.
 package limit
 
 import (
@@ -28,6 +29,10 @@ const (
 	// It is SaturatedThread's figure: at a closed loop's peak the cores still idle a few points
 	// between wake-ups (go-hello unpinned at 56k req/s: generator 84% + go-hello 89% of 2 cores).
 	SaturatedCPU = 85.0
+	// Near is the share (of one core for a thread, of all cores for the CPU) from which a run
+	// that saturated nothing is said to be near saturation rather than waiting: at 82% of both
+	// cores, "the run waited on I/O" would be confidently wrong.
+	Near = 75.0
 	// shownShare is the share of all cores below which a process is left out of the CPU's list.
 	shownShare = 1.0
 )
@@ -35,7 +40,9 @@ const (
 // Verdict is what limited one run.
 type Verdict struct {
 	Saturated []Process // the processes whose every busy thread was saturated, in the record's order
+	Near      []Process // the processes whose every busy thread was at least Near but not all saturated
 	CPU       bool      // the machine's cores were at least SaturatedCPU busy
+	NearCPU   bool      // the machine's cores were at least Near busy, but not SaturatedCPU
 	Busy      float64   // how busy all cores were, in percent of them: the machine's figure, or the measured processes' when higher
 	Cores     int       // the machine's cores; 0 when unknown (Busy and CPU are then 0 and false)
 	Machine   float64   // the machine's own figure of Busy (every process); 0 when unknown
@@ -53,10 +60,12 @@ type Process struct {
 	Threads []float64
 }
 
-// Share is one process's share of all the machine's cores, in percent.
+// Share is one process's share of all the machine's cores, in percent, and the same CPU in
+// percent of one core (its cost line's figure).
 type Share struct {
 	Name    string
-	Percent float64
+	Percent float64 // of all cores: what orders the list and leaves the smallest out
+	OfCore  float64 // of one core: what the verdict prints
 }
 
 // OfRecord is Of for a record's processes, its machine's cores and how busy they were.
@@ -77,25 +86,28 @@ func Of(procs []result.Process, cores int, machine float64) Verdict {
 		if len(p.HotThreads) > 0 && slices.Max(p.HotThreads) >= v.MaxThread {
 			v.Threads, v.MaxThread, v.MaxOf = true, slices.Max(p.HotThreads), label(p)
 		}
-		if busy, ok := saturated(p.HotThreads); ok {
+		if busy, ok := atLeast(p.HotThreads, SaturatedThread); ok {
 			v.Saturated = append(v.Saturated, Process{Name: label(p), Threads: busy})
+		} else if busy, ok := atLeast(p.HotThreads, Near); ok {
+			v.Near = append(v.Near, Process{Name: label(p), Threads: busy})
 		}
 	}
 	if cores > 0 {
 		measured := total / float64(cores)
 		v.Busy = max(measured, machine)
 		v.CPU = v.Busy >= SaturatedCPU
+		v.NearCPU = !v.CPU && v.Busy >= Near
 		v.Shares = shares(procs, cores)
 		if other := machine - measured; other >= shownShare {
-			v.Shares = append(v.Shares, Share{Name: "other processes", Percent: other})
+			v.Shares = append(v.Shares, Share{Name: "other processes", Percent: other, OfCore: other * float64(cores)})
 		}
 	}
 	return v
 }
 
-// saturated returns the busy threads of a process and whether every one of them is saturated
-// (false without a busy thread).
-func saturated(threads []float64) ([]float64, bool) {
+// atLeast returns the busy threads of a process and whether every one of them ran at least line
+// percent of a core (false without a busy thread).
+func atLeast(threads []float64, line float64) ([]float64, bool) {
 	var busy []float64
 	for _, t := range threads {
 		if t >= BusyThread {
@@ -104,7 +116,7 @@ func saturated(threads []float64) ([]float64, bool) {
 	}
 	ok := len(busy) > 0
 	for _, t := range busy {
-		ok = ok && t >= SaturatedThread
+		ok = ok && t >= line
 	}
 	return busy, ok
 }
@@ -122,7 +134,7 @@ func shares(procs []result.Process, cores int) []Share {
 	var out []Share
 	for _, p := range procs {
 		if s := p.CPUPercent / float64(cores); s >= shownShare {
-			out = append(out, Share{Name: label(p), Percent: s})
+			out = append(out, Share{Name: label(p), Percent: s, OfCore: p.CPUPercent})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Share) int { return cmp.Compare(b.Percent, a.Percent) })
@@ -130,23 +142,47 @@ func shares(procs []result.Process, cores int) []Share {
 }
 
 // Who names what limited the run in a few words: "node-hello", "generator, node-hello", "the
-// CPU", "node-hello and the CPU", "nothing" or "not known".
+// CPU", "node-hello and the CPU", "near saturation: node-hello", "near saturation: the CPU",
+// "nothing" or "not known".
 func (v Verdict) Who() string {
-	var names []string
-	for _, p := range v.Saturated {
-		names = append(names, p.Name)
-	}
-	switch procs := strings.Join(names, ", "); {
+	switch procs := names(v.Saturated); {
 	case procs != "" && v.CPU:
 		return procs + " and the CPU"
 	case procs != "":
 		return procs
 	case v.CPU:
 		return "the CPU"
+	case v.near():
+		return "near saturation: " + v.nearWho()
 	case v.Threads:
 		return "nothing"
 	}
 	return "not known"
+}
+
+// near reports whether nothing saturated but a process or the cores came near it.
+func (v Verdict) near() bool {
+	return len(v.Saturated) == 0 && !v.CPU && (len(v.Near) > 0 || v.NearCPU)
+}
+
+// nearWho names what was near saturation: "node-hello", "the CPU", "node-hello and the CPU".
+func (v Verdict) nearWho() string {
+	switch procs := names(v.Near); {
+	case procs != "" && v.NearCPU:
+		return procs + " and the CPU"
+	case procs != "":
+		return procs
+	}
+	return "the CPU"
+}
+
+// names joins the processes' names: "generator, node-hello".
+func names(procs []Process) string {
+	var out []string
+	for _, p := range procs {
+		out = append(out, p.Name)
+	}
+	return strings.Join(out, ", ")
 }
 
 // String says the verdict in one line, with the figures behind it.
@@ -165,6 +201,8 @@ func (v Verdict) String() string {
 		return saturated
 	case v.CPU:
 		return "the CPU: " + v.cpu()
+	case v.near():
+		return "near saturation: " + v.nearText()
 	case v.Threads && v.MaxThread >= SaturatedThread:
 		return fmt.Sprintf("no process saturated in every busy thread (%s's busiest at %s of a core; its other busy ones had room)",
 			v.MaxOf, pct(v.MaxThread))
@@ -181,11 +219,31 @@ func (v Verdict) String() string {
 	return "not known: the record has neither per-thread CPU nor the machine's cores"
 }
 
-// cpu describes the machine's CPU: "2 cores 96% busy (generator 48%, node-hello 47%)".
+// nearText describes what came near saturation, the busiest process named: "node-hello: its one
+// busy thread at 79% of a core", "the CPU: 2 cores 82% busy (go-hello 45%, generator 38%); the
+// busiest process go-hello", or both joined by "; ".
+func (v Verdict) nearText() string {
+	var parts []string
+	for _, p := range v.Near {
+		parts = append(parts, p.String())
+	}
+	if v.NearCPU {
+		parts = append(parts, "the CPU: "+v.cpu())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// cpu describes the machine's CPU: how busy all its cores were, then each process's part in
+// percent of one core, as the cost lines give a process's CPU: "2 cores 96% busy (generator 96%
+// of a core, node-hello 94%)".
 func (v Verdict) cpu() string {
 	var parts []string
-	for _, s := range v.Shares {
-		parts = append(parts, s.Name+" "+pct(s.Percent))
+	for i, s := range v.Shares {
+		part := fmt.Sprintf("%s %.0f%%", s.Name, s.OfCore) // rounded, as the cost lines print it
+		if i == 0 {
+			part += " of a core"
+		}
+		parts = append(parts, part)
 	}
 	return fmt.Sprintf("%d cores %s busy (%s)", v.Cores, pct(v.Busy), strings.Join(parts, ", "))
 }

@@ -113,7 +113,7 @@ func totals(p *printer, rec *result.Record) {
 		p.f("  Bodies longer than their Content-Length: %d\n", n)
 	}
 	if n := c.Errors["status"]; n > 0 {
-		p.f("  Non-2xx or 3xx responses: %d\n", n)
+		p.f("  %s: %d\n", statusLabel(rec), n)
 	}
 	if n := c.Errors["expect"]; n > 0 {
 		p.f("  Responses failing --expect-body: %d\n", n)
@@ -130,6 +130,22 @@ func totals(p *printer, rec *result.Record) {
 	if rec.Throughput.PeakSecond > 0 {
 		p.f("Peak second:  %10.2f req/s\n", rec.Throughput.PeakSecond)
 	}
+}
+
+// statusLabel names the responses whose status failed: wrk's "Non-2xx or 3xx responses" when
+// any 2xx or 3xx counted as success, else the statuses expected ("Responses failing
+// --expect-status 201" for the http command, "Responses of a status other than 200" for a
+// workload that expects it).
+func statusLabel(rec *result.Record) string {
+	v, ok := rec.Parameters["expect_status"]
+	if !ok {
+		return "Non-2xx or 3xx responses"
+	}
+	list := strings.Join(strings.Fields(strings.Trim(fmt.Sprint(v), "[]")), ",")
+	if rec.Workload == "http" {
+		return "Responses failing --expect-status " + list
+	}
+	return "Responses of a status other than " + list
 }
 
 // handshakes writes the TLS line of an https run: what opening its connections cost, which is
@@ -188,12 +204,12 @@ func cost(p *printer, rec *result.Record) {
 			pr.CPUUser+pr.CPUSystem, pr.CPUPercent, units.Bytes(float64(pr.PeakRSS)), extra)
 	}
 	if len(rec.Processes) > 0 {
-		p.f("Limit: %s\n", limit.OfRecord(rec))
+		p.f("limit: %s\n", limit.OfRecord(rec))
 	}
 }
 
 func warnings(p *printer, rec *result.Record) {
 	for _, w := range rec.Warnings {
-		p.f("WARNING: %s\n", w)
+		p.f("warning: %s\n", w)
 	}
 }

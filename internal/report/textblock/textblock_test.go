@@ -59,6 +59,15 @@ func withTLS(rec *result.Record) *result.Record {
 	return rec
 }
 
+// expecting makes rec a run whose only success was the statuses given (--expect-status, or a
+// workload's own), and in which none succeeded.
+func expecting(rec *result.Record, workload string, statuses ...int) *result.Record {
+	rec.Workload = workload
+	rec.Parameters["expect_status"] = statuses
+	rec.Counts.Succeeded, rec.Counts.Errors["status"] = 0, rec.Counts.Succeeded+rec.Counts.Errors["status"]
+	return rec
+}
+
 func TestHTTPGolden(t *testing.T) {
 	tests := []struct {
 		name string
@@ -70,6 +79,8 @@ func TestHTTPGolden(t *testing.T) {
 		{"open", fixture(true), TextOptions{}},
 		{"https", withTLS(fixture(false)), TextOptions{}},
 		{"https-open", withTLS(fixture(true)), TextOptions{}},
+		{"expect-status", expecting(fixture(false), "http", 201, 204), TextOptions{}},
+		{"workload-status", expecting(fixture(false), "hello", 200), TextOptions{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

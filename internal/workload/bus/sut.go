@@ -38,7 +38,7 @@ func (r *run) launch(ctx context.Context) (*sut.Process, error) {
 }
 
 // sutEnv builds the consumer's environment: iobench's own without any IOBENCH_ variable
-// (sut.Environ), plus DESIGN §5.2's variables for this run.
+// (sut.Environ), plus the IOBENCH_* variables of this run (internal/env).
 func sutEnv(c *Config, brokerKind string) []string {
 	broker := env.AMQPURL
 	if brokerKind == "nats" {

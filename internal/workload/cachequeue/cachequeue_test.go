@@ -68,7 +68,7 @@ func TestCheck(t *testing.T) {
 		ok                           bool
 		want                         string
 	}{
-		{"/cache/redis", 100, 100, 0, true, "100 counted for 100 responses"},
+		{"/cache/redis", 100, 100, 0, true, "100 counted for 100 responses (warm-up included)"},
 		{"/queue/zmq", 2040, 2000, 40, true, "40 requests without one"},
 		{"/cache/redis", 99, 100, 0, false, "1 fewer than the responses"},
 		{"/queue/redis", 105, 100, 2, false, "3 more than were sent"},
@@ -250,7 +250,7 @@ func target(t *testing.T, name, variant string) workload.Target {
 }
 
 // TestVerifyEveryImpl runs `iobench verify`'s checks of every cachequeue impl on fresh stores of
-// the test's own: each route answers as DESIGN §5.3 says from the first request on (a counter
+// the test's own: each route answers as docs/IMPLS.md ("The HTTP routes") says from the first request on (a counter
 // that does not exist yet included), and a route that pushes to ZeroMQ has a peer to push to.
 func TestVerifyEveryImpl(t *testing.T) {
 	for _, name := range []string{"php-cachequeue", "go-cachequeue", "python-cachequeue", "node-cachequeue"} {

@@ -107,12 +107,12 @@ func check(route string, change, answered, unanswered int64) (bool, string) {
 	}
 	switch {
 	case unanswered == 0 && change == answered:
-		return true, fmt.Sprintf("%d counted for %d responses", change, answered)
+		return true, fmt.Sprintf("%d counted for %d responses (warm-up included)", change, answered)
 	case change >= answered && change <= answered+unanswered:
-		return true, fmt.Sprintf("%d counted for %d responses and %d requests without one", change, answered, unanswered)
+		return true, fmt.Sprintf("%d counted for %d responses (warm-up included) and %d requests without one", change, answered, unanswered)
 	case change < answered:
-		return false, fmt.Sprintf("%d counted for %d responses: %d fewer than the responses", change, answered, answered-change)
+		return false, fmt.Sprintf("%d counted for %d responses (warm-up included): %d fewer than the responses", change, answered, answered-change)
 	}
-	return false, fmt.Sprintf("%d counted for %d responses and %d requests without one: %d more than were sent",
+	return false, fmt.Sprintf("%d counted for %d responses (warm-up included) and %d requests without one: %d more than were sent",
 		change, answered, unanswered, change-answered-unanswered)
 }

@@ -219,7 +219,7 @@ func TestFanoutPHP(t *testing.T) {
 func TestFanoutCallsMustMatch(t *testing.T) {
 	for _, tc := range []struct{ variant, want string }{
 		{"never", "the service never called the upstream: 0 calls for"},
-		{"twice", "(2.00 per request)"},
+		{"twice", "(warm-up included; 2.00 per request)"},
 	} {
 		t.Run(tc.variant, func(t *testing.T) {
 			target := testTarget(t, tc.variant)
@@ -302,10 +302,10 @@ func TestCheckCalls(t *testing.T) {
 		ok                          bool
 		want                        string
 	}{
-		{300, 300, 0, true, "exactly one upstream call per request: 300 calls for 300 responses"},
+		{300, 300, 0, true, "exactly one upstream call per request: 300 calls for 300 responses (warm-up included)"},
 		{0, 300, 0, false, "never called the upstream"},
-		{600, 300, 0, false, "600 calls for 300 responses (2.00 per request)"},
-		{302, 300, 3, true, "302 calls for 300 responses and 3 requests without one"},
+		{600, 300, 0, false, "600 calls for 300 responses (warm-up included; 2.00 per request)"},
+		{302, 300, 3, true, "302 calls for 300 responses (warm-up included) and 3 requests without one"},
 		{304, 300, 3, false, "allows 300 to 303"},
 		{299, 300, 3, false, "allows 300 to 303"},
 	} {

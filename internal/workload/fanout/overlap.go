@@ -46,23 +46,24 @@ func VerdictOf(ratio float64) string {
 }
 
 // CheckCalls compares the upstream's count of calls with the service's responses over the run
-// (unanswered: requests that got no response, which may or may not have reached it). It says
-// whether every request made exactly one call, and why, with the counts.
+// (unanswered: requests that got no response, which may or may not have reached it), both over
+// the whole run, warm-up included. It says whether every request made exactly one call, and why,
+// with the counts.
 func CheckCalls(calls, answered, unanswered int64) (bool, string) {
 	if unanswered == 0 {
 		switch {
 		case calls == answered:
-			return true, fmt.Sprintf("exactly one upstream call per request: %d calls for %d responses", calls, answered)
+			return true, fmt.Sprintf("exactly one upstream call per request: %d calls for %d responses (warm-up included)", calls, answered)
 		case calls == 0:
-			return false, fmt.Sprintf("the service never called the upstream: 0 calls for %d responses; each request must make exactly one", answered)
+			return false, fmt.Sprintf("the service never called the upstream: 0 calls for %d responses (warm-up included); each request must make exactly one", answered)
 		}
-		return false, fmt.Sprintf("the upstream counted %d calls for %d responses (%.2f per request); each request must make exactly one",
+		return false, fmt.Sprintf("the upstream counted %d calls for %d responses (warm-up included; %.2f per request); each request must make exactly one",
 			calls, answered, float64(calls)/float64(max(answered, 1)))
 	}
 	if calls >= answered && calls <= answered+unanswered {
-		return true, fmt.Sprintf("one upstream call per request: %d calls for %d responses and %d requests without one", calls, answered, unanswered)
+		return true, fmt.Sprintf("one upstream call per request: %d calls for %d responses (warm-up included) and %d requests without one", calls, answered, unanswered)
 	}
-	return false, fmt.Sprintf("the upstream counted %d calls for %d responses and %d requests without one; one call per request allows %d to %d",
+	return false, fmt.Sprintf("the upstream counted %d calls for %d responses (warm-up included) and %d requests without one; one call per request allows %d to %d",
 		calls, answered, unanswered, answered, answered+unanswered)
 }
 

@@ -332,7 +332,7 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 		fmt.Fprintf(v.Out, "  note %s: expected seed flaw %s shows only under load (iobench run)\n", label, id)
 	}
 	if len(verdict.Failures) == 0 && len(verdict.Reproduced) == 0 {
-		fmt.Fprintf(v.Out, "  ok   %s: %d route(s) answer as DESIGN §5.3 says\n", label, len(routes))
+		fmt.Fprintf(v.Out, "  ok   %s: %d route(s) answer as docs/IMPLS.md, \"The HTTP routes\", says\n", label, len(routes))
 	}
 	return len(verdict.Failures)
 }
