@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,13 +106,29 @@ func TestMergeRealRun(t *testing.T) {
 			t.Fatalf("p%g: merged %v, in one place %v, agents %v..%v", p, v, one.Quantile(p), lo, hi)
 		}
 	}
-	if code, _, errs := runCLI("compare", "--fail-if", "throughput<-99%", files[0], merged); code != 0 {
+	base := halved(t, rec)
+	if code, _, errs := runCLI("compare", "--allow-few", "--fail-if", "throughput<-99%", base, merged); code != 0 {
 		t.Errorf("compare within the limit: exit %d, %s", code, errs)
 	}
-	if code, _, errs := runCLI("compare", "--fail-if", "throughput>+10%", files[0], merged); code != 1 || !strings.Contains(errs, "limit(s) crossed") {
-		t.Errorf("compare of one agent against the whole, throughput>+10%%: exit %d, %s; want 1", code, errs)
+	if code, _, errs := runCLI("compare", "--allow-few", "--fail-if", "throughput>+10%", base, merged); code != 1 || !strings.Contains(errs, "limit(s) crossed") {
+		t.Errorf("compare of the whole against half its rate, throughput>+10%%: exit %d, %s; want 1", code, errs)
 	}
-	collectRecords(t, files, files[0])
+	if code, _, errs := runCLI("compare", "--allow-few", "--fail-if", "throughput>+10%", files[0], merged); code != 3 || !strings.Contains(errs, "setups differ") {
+		t.Errorf("compare of one agent against the whole: exit %d, %s; want 3, two setups not judged", code, errs)
+	}
+	collectRecords(t, files, base)
+}
+
+// halved writes a copy of rec, the same setup at half its throughput, as a base to compare with.
+func halved(t *testing.T, rec *result.Record) string {
+	t.Helper()
+	cp := *rec
+	cp.Throughput.Mean /= 2
+	path := filepath.Join(t.TempDir(), "base.json")
+	if err := result.Save(path, &cp, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // collectRecords runs iobench collect and posts the agents' records to it out of order, one twice:
@@ -121,7 +138,7 @@ func collectRecords(t *testing.T, files []string, base string) {
 	done := make(chan string)
 	go func() {
 		code, _, errs := runCLI("collect", "--agents", "2", "--listen", strings.TrimSuffix(addr, "/"), "--timeout", "20s",
-			"--base", base, "--fail-if", "throughput>+10%")
+			"--base", base, "--allow-few", "--fail-if", "throughput>+10%")
 		done <- fmt.Sprintf("%d %s", code, errs)
 	}()
 	url := "http://" + addr + "records"

@@ -16,13 +16,14 @@ import (
 func init() { subcommands = append(subcommands, newCollectCmd) }
 
 type collectFlags struct {
-	cfg     collect.Config
-	listen  string
-	json    string
-	latency bool
-	base    string
-	failIf  []string
-	alpha   float64
+	cfg      collect.Config
+	listen   string
+	json     string
+	latency  bool
+	base     string
+	failIf   []string
+	alpha    float64
+	allowFew bool
 }
 
 func newCollectCmd() *cobra.Command {
@@ -52,6 +53,7 @@ exit code is 1; a crossed --fail-if limit also exits 1.`,
 	fs.StringVar(&f.base, "base", "", "a record or results directory to judge the merged record against")
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "with --base: exit 1 when a change crosses this limit, e.g. 'p99>+10%' (repeatable)")
 	fs.Float64Var(&f.alpha, "alpha", compare.DefaultAlpha, "significance level of the U test")
+	fs.BoolVar(&f.allowFew, "allow-few", false, "judge the merged record (one run) against the base anyway, by whether the ranges overlap; without it --fail-if exits 3, not judged")
 	return cmd
 }
 
@@ -87,7 +89,7 @@ func runCollect(cmd *cobra.Command, f *collectFlags) error {
 	if err := emitMerged(cmd, rec, f.json, f.latency); err != nil || base == nil {
 		return err
 	}
-	return judge(cmd, base, []*result.Record{rec}, ths, f.alpha, "", f.base, "the merged record")
+	return judge(cmd, base, []*result.Record{rec}, ths, compareFlags{alpha: f.alpha, allowFew: f.allowFew}, f.base, "the merged record")
 }
 
 // baseRecords reads --base, when given.

@@ -16,14 +16,29 @@ func TestCompareCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "hello go-hello async closed") || !strings.Contains(out, "hello go-hello async open") {
 		t.Fatalf("exit %d, stderr %s:\n%s", code, errs, out)
 	}
-	// The closed loop's throughput fell by about a third between these two records.
-	code, _, errs = runCLI("compare", "--fail-if", "throughput<-5%", "--fail-if", "errors>+0%", base, newer)
+	// The closed loop's throughput fell by about a third between these two records: judged on
+	// one run a side only with --allow-few. The open loops ran at two rates: never judged.
+	code, _, errs = runCLI("compare", "--allow-few", "--fail-if", "throughput<-5%", "--fail-if", "errors>+0%", base, newer)
 	if code != 1 || !strings.Contains(errs, "limit(s) crossed: hello go-hello async closed: throughput -34.7% < -5%") ||
 		strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 		t.Errorf("violation: exit %d, stderr %q", code, errs)
 	}
-	if code, _, errs := runCLI("compare", "--fail-if", "throughput<-50%", base, newer); code != 0 {
+	closedBase, closedNew := copyRecords(t, "hello-closed-2.json"), copyRecords(t, "hello-closed-1.json")
+	if code, _, errs := runCLI("compare", "--allow-few", "--fail-if", "throughput<-50%", closedBase, closedNew); code != 0 {
 		t.Errorf("within the limit: exit %d, %s", code, errs)
+	}
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		want, says string
+	}{
+		{"one run a side", []string{"--fail-if", "throughput<-50%", closedBase, closedNew}, "too few repeats to tell (1 and 1)", "too few repeats to tell (1 and 1)"},
+		{"two rates", []string{"--allow-few", "--fail-if", "throughput<-50%", base, newer}, "setups differ: rate 63079.915 vs 41163.765", "setups differ"},
+	} {
+		code, out, errs := runCLI(append([]string{"compare"}, tc.args...)...)
+		if code != 3 || !strings.Contains(errs, "not judged: ") || !strings.Contains(errs, tc.want) || !strings.Contains(out, tc.says) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 3, not judged, with %q", tc.name, code, errs, tc.want)
+		}
 	}
 }
 
@@ -58,7 +73,7 @@ func TestCompareJUnit(t *testing.T) {
 	base := copyRecords(t, "hello-closed-2.json", "hello-open-2.json")
 	newer := copyRecords(t, "hello-closed-1.json", "hello-open-1.json")
 	path := filepath.Join(t.TempDir(), "ci", "compare.xml")
-	code, _, errs := runCLI("compare", "--fail-if", "throughput<-5%", "--fail-if", "errors>+0%", "--junit", path, base, newer)
+	code, _, errs := runCLI("compare", "--allow-few", "--fail-if", "throughput<-5%", "--fail-if", "errors>+0%", "--junit", path, base, newer)
 	if code != 1 {
 		t.Fatalf("exit %d, stderr %q; want 1 (the closed loop's throughput fell by a third)", code, errs)
 	}
@@ -68,10 +83,12 @@ func TestCompareJUnit(t *testing.T) {
 	}
 	fell, errCase := suites[0].Tests[0], suites[0].Tests[1]
 	if fell.Name != "throughput<-5%" || fell.Status != junit.StatusFailed ||
-		!strings.Contains(fell.Message, "2 of 2 groups crossed throughput<-5%: hello go-hello async closed: throughput -34.7% < -5%") {
+		!strings.Contains(fell.Message, "1 of 2 groups crossed throughput<-5%: hello go-hello async closed: throughput -34.7% < -5%") {
 		t.Errorf("throughput case %+v", fell)
 	}
-	if errCase.Name != "errors>+0%" || errCase.Status != junit.StatusPassed {
+	// The open loops ran at two rates: a gate that cannot judge them fails, never passes.
+	if errCase.Name != "errors>+0%" || errCase.Status != junit.StatusFailed ||
+		!strings.Contains(errCase.Message, "not judged: 1 of 2 groups: hello go-hello async open: setups differ: rate") {
 		t.Errorf("errors case %+v", errCase)
 	}
 	for _, tt := range []struct {

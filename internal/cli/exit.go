@@ -36,6 +36,10 @@ func BadInput(format string, args ...any) error {
 	return &ExitError{Code: 2, Err: fmt.Errorf(format, args...)}
 }
 
+// NotJudged marks err as a check that could not be judged (exit 3): compare's --fail-if on too
+// few repeats, or on two setups, so that a CI gate never passes silently.
+func NotJudged(err error) error { return &ExitError{Code: 3, Err: err} }
+
 // Interrupted returns the error of a run stopped by Ctrl-C (exit 130).
 func Interrupted(err error) error { return &ExitError{Code: 130, Err: err} }
 

@@ -1,7 +1,10 @@
 package compare
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
@@ -28,6 +31,9 @@ const DefaultAlpha = 0.05
 // Options tune Compare.
 type Options struct {
 	Alpha float64 // significance level of the U test; DefaultAlpha when zero
+	// AllowFew judges groups with fewer than MinRepeats repeats a side anyway, by whether their
+	// min–max ranges overlap; without it such a change is printed but not judged.
+	AllowFew bool
 }
 
 // Table is the comparison of two sets of records.
@@ -54,8 +60,14 @@ type Row struct {
 	UTest bool
 	P     float64
 	// Significant says the change exceeds the spread of the repeats: p < α with the U test,
-	// else min–max ranges that do not overlap.
+	// else (with Options.AllowFew) min–max ranges that do not overlap.
 	Significant bool
+	// Unjudged says why the change is printed but not judged better or worse, "" when it is:
+	// too few repeats ("too few repeats to tell (1 and 1)"), or two setups that differ
+	// ("setups differ: rate 20,000 vs 10,000").
+	Unjudged string
+	// Few says the row was judged on fewer than MinRepeats repeats a side (Options.AllowFew).
+	Few bool
 	// HigherIsBetter is true for throughput, false for latency and errors.
 	HigherIsBetter bool
 }
@@ -89,12 +101,12 @@ func Compare(base, new []*result.Record, opt Options) Table {
 	for _, b := range bg {
 		if n, ok := newByKey[b.Key]; ok {
 			matched[b.Key] = true
-			t.Rows = append(t.Rows, rows(b.Key.String(), b, n, t.Alpha)...)
+			t.Rows = append(t.Rows, rows(b.Key.String(), b, n, t.Alpha, opt.AllowFew)...)
 		}
 	}
 	if len(matched) == 0 && len(bg) == 1 && len(ng) == 1 {
 		label := bg[0].Key.String() + " → " + ng[0].Key.String()
-		t.Rows = rows(label, bg[0], ng[0], t.Alpha)
+		t.Rows = rows(label, bg[0], ng[0], t.Alpha, opt.AllowFew)
 		return t
 	}
 	for _, b := range bg {
@@ -121,9 +133,12 @@ func leftOut(side string, groups []report.Group) []string {
 	return out
 }
 
-// rows compares every metric of two groups, over the runs of each that count.
-func rows(label string, b, n report.Group, alpha float64) []Row {
+// rows compares every metric of two groups, over the runs of each that count. A change is
+// judged with MinRepeats repeats a side or more (or allowFew), and only between runs of one
+// setup (setupDiff).
+func rows(label string, b, n report.Group, alpha float64, allowFew bool) []Row {
 	var out []Row
+	differ := setupDiff(b.Counted, n.Counted)
 	for _, m := range Metrics {
 		bv, bok := values(b.Counted, m)
 		nv, nok := values(n.Counted, m)
@@ -133,16 +148,61 @@ func rows(label string, b, n report.Group, alpha float64) []Row {
 		r := Row{Group: label, Metric: m, Unit: unit(m, b), Base: report.SpreadOf(bv), New: report.SpreadOf(nv),
 			HigherIsBetter: m == Throughput}
 		r.Ratio = ratio(r.New.Median, r.Base.Median)
-		if len(bv) >= MinRepeats && len(nv) >= MinRepeats {
+		switch {
+		case differ != "":
+			r.Unjudged = "setups differ: " + differ
+		case len(bv) >= MinRepeats && len(nv) >= MinRepeats:
 			r.UTest = true
 			r.P = MannWhitney(bv, nv)
 			r.Significant = r.P < alpha && r.Ratio != 1
-		} else {
+		case allowFew:
+			r.Few = true
 			r.Significant = r.Base.Max < r.New.Min || r.New.Max < r.Base.Min
+		default:
+			r.Unjudged = fmt.Sprintf("too few repeats to tell (%d and %d)", len(bv), len(nv))
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// setupKeys are the parameters that make a run's load: runs that differ in one are not repeats
+// of one setup, and a change between them says nothing of a regression.
+var setupKeys = []string{"connections", "threads", "rate", "duration", "requests", "n", "concurrency", "keepalive",
+	"pipeline", "streams", "protocol", "http2", "count"}
+
+// setupDiff names the parameters in which the runs of base and new differ ("rate 20000 vs
+// 10000, connections 10 vs 20"), "" when they share one setup.
+func setupDiff(base, new []*result.Record) string {
+	var diffs []string
+	for _, k := range setupKeys {
+		b, n := paramValues(base, k), paramValues(new, k)
+		if b != n {
+			diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, orNone(b), orNone(n)))
+		}
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// paramValues lists the distinct values of parameter k over recs, sorted: "10", "10 or 20".
+func paramValues(recs []*result.Record, k string) string {
+	var vs []string
+	for _, r := range recs {
+		if v, ok := r.Parameters[k]; ok {
+			if s := fmt.Sprint(v); !slices.Contains(vs, s) {
+				vs = append(vs, s)
+			}
+		}
+	}
+	slices.Sort(vs)
+	return strings.Join(vs, " or ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
 }
 
 // values returns one value of metric m per record; false when a record lacks it (no latency).

@@ -36,6 +36,14 @@ func recs(impl string, tps []float64, p99s []float64, failed int64) []*result.Re
 	return out
 }
 
+// withParam sets parameter k to v in every record of recs.
+func withParam(recs []*result.Record, k string, v any) []*result.Record {
+	for _, r := range recs {
+		r.Parameters = map[string]any{k: v}
+	}
+	return recs
+}
+
 func TestMannWhitney(t *testing.T) {
 	tests := []struct {
 		name string
@@ -99,20 +107,24 @@ func TestCompareKnownSpreads(t *testing.T) {
 		{"3+3 apart: p=0.1 cannot pass α=0.05",
 			recs("a", []float64{100, 101, 102}, nil, 0), recs("a", []float64{200, 201, 202}, nil, 0),
 			Throughput, 201.0 / 101, true, false, "~ (p=0.100 n=3+3)"},
-		{"2+2 overlapping ranges",
+		{"2+2 overlapping ranges, allowed",
 			recs("a", []float64{100, 110}, nil, 0), recs("a", []float64{105, 115}, nil, 0),
-			Throughput, 110.0 / 105, false, false, "~ (too few repeats: n=2+2, ranges overlap)"},
-		{"1+1 apart",
+			Throughput, 110.0 / 105, false, false, "~ (judged anyway on few repeats (--allow-few): n=2+2, ranges overlap)"},
+		{"1+1 apart, allowed",
 			recs("a", []float64{100}, nil, 0), recs("a", []float64{90}, nil, 0),
-			Throughput, 0.9, false, true, "worse (too few repeats: n=1+1, ranges apart)"},
-		{"errors from none", recs("a", []float64{1, 1}, nil, 0), recs("a", []float64{1, 1}, nil, 5),
-			Errors, math.Inf(1), false, true, "worse (too few repeats: n=2+2, ranges apart)"},
-		{"no errors either side", recs("a", []float64{1}, nil, 0), recs("a", []float64{1}, nil, 0),
-			Errors, 1, false, false, "~ (too few repeats: n=1+1, ranges overlap)"},
+			Throughput, 0.9, false, true, "worse (judged anyway on few repeats (--allow-few): n=1+1, ranges apart)"},
+		{"errors from none, allowed", recs("a", []float64{1, 1}, nil, 0), recs("a", []float64{1, 1}, nil, 5),
+			Errors, math.Inf(1), false, true, "worse (judged anyway on few repeats (--allow-few): n=2+2, ranges apart)"},
+		{"no errors either side, allowed", recs("a", []float64{1}, nil, 0), recs("a", []float64{1}, nil, 0),
+			Errors, 1, false, false, "~ (judged anyway on few repeats (--allow-few): n=1+1, ranges overlap)"},
+		{"1+1: too few to tell", recs("a", []float64{100}, nil, 0), recs("a", []float64{100}, nil, 0),
+			Throughput, 1, false, false, "too few repeats to tell (1 and 1)"},
+		{"two setups", recs("a", []float64{100, 101, 102}, nil, 0), withParam(recs("a", []float64{50, 51, 52}, nil, 0), "rate", 20000),
+			Throughput, 51.0 / 101, false, false, "setups differ: rate unset vs 20000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := row(t, Compare(tt.base, tt.new, Options{}), tt.metric)
+			r := row(t, Compare(tt.base, tt.new, Options{AllowFew: strings.HasSuffix(tt.name, "allowed")}), tt.metric)
 			if math.Abs(r.Ratio-tt.ratio) > 1e-9 && !(math.IsInf(tt.ratio, 1) && math.IsInf(r.Ratio, 1)) {
 				t.Errorf("ratio %v, want %v", r.Ratio, tt.ratio)
 			}

@@ -60,6 +60,9 @@ func JUnit(w io.Writer, outcomes []Outcome) error {
 		case len(o.Crossed) > 0:
 			s.Failures++
 			c.Failure = failure(o)
+		case len(o.Unjudged) > 0:
+			s.Failures++
+			c.Failure = notJudged(o)
 		}
 		s.Cases = append(s.Cases, c)
 	}
@@ -84,6 +87,17 @@ func failure(o Outcome) *junitMessage {
 	}
 	msg := fmt.Sprintf("%d of %d groups crossed %s: %s", len(o.Crossed), len(o.Checked), o.Threshold, strings.Join(lines, "; "))
 	return &junitMessage{Message: msg, Type: "threshold", Text: strings.Join(lines, "\n")}
+}
+
+// notJudged says which groups a threshold could not judge, and why: a gate that cannot judge
+// fails, so that it never passes silently.
+func notJudged(o Outcome) *junitMessage {
+	lines := make([]string, len(o.Unjudged))
+	for i, r := range o.Unjudged {
+		lines[i] = r.Group + ": " + r.Unjudged
+	}
+	msg := fmt.Sprintf("not judged: %d of %d groups: %s", len(o.Unjudged), len(o.Checked), strings.Join(lines, "; "))
+	return &junitMessage{Message: msg, Type: "not judged", Text: strings.Join(lines, "\n")}
 }
 
 // checkedText lists the groups a threshold was checked against, one a line: "hello go-hello async

@@ -43,7 +43,8 @@ func (t Table) Write(w io.Writer) error {
 		notes = append(notes, "no group is on both sides: nothing to compare")
 	}
 	notes = append(notes, fmt.Sprintf("~ means no change beyond the spread of the repeats: Mann-Whitney U test at α=%g "+
-		"with %d or more repeats per side, else min–max ranges that overlap", t.Alpha, MinRepeats))
+		"with %d or more repeats per side; with fewer, a change is not judged (--allow-few judges it by whether the "+
+		"min–max ranges overlap); runs of two setups are never judged", t.Alpha, MinRepeats))
 	if limited != "" {
 		notes = append(notes, limited)
 	}
@@ -83,6 +84,8 @@ func DeltaText(r Row) string {
 // "~ (p=0.400 n=3+3)", "~ (too few repeats: n=2+2, ranges overlap)".
 func Verdict(r Row) string {
 	switch {
+	case r.Unjudged != "":
+		return r.Unjudged
 	case !r.Significant || r.Ratio == 1:
 		return "~ (" + Evidence(r) + ")"
 	case r.Worse():
@@ -97,11 +100,14 @@ func Evidence(r Row) string {
 	if r.UTest {
 		return fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.Base.N, r.New.N)
 	}
+	if r.Unjudged != "" {
+		return r.Unjudged
+	}
 	overlap := "ranges overlap"
 	if r.Significant {
 		overlap = "ranges apart"
 	}
-	return fmt.Sprintf("too few repeats: n=%d+%d, %s", r.Base.N, r.New.N, overlap)
+	return fmt.Sprintf("judged anyway on few repeats (--allow-few): n=%d+%d, %s", r.Base.N, r.New.N, overlap)
 }
 
 func spread(s report.Spread, metric string) string {

@@ -80,11 +80,13 @@ func Check(t Table, ths []Threshold) []Violation {
 	return out
 }
 
-// Outcome is what one threshold found: the rows of its metric it checked and those that crossed it.
+// Outcome is what one threshold found: the rows of its metric it checked, those that crossed
+// it, and those it could not judge (Row.Unjudged: too few repeats, or two setups).
 type Outcome struct {
 	Threshold Threshold
 	Checked   []Row
 	Crossed   []Violation
+	Unjudged  []Row
 }
 
 // Outcomes checks each threshold against the rows of its metric, in the order given.
@@ -97,6 +99,10 @@ func Outcomes(t Table, ths []Threshold) []Outcome {
 				continue
 			}
 			out[i].Checked = append(out[i].Checked, r)
+			if r.Unjudged != "" {
+				out[i].Unjudged = append(out[i].Unjudged, r)
+				continue
+			}
 			if th.crossed(r) {
 				out[i].Crossed = append(out[i].Crossed, Violation{Threshold: th, Row: r})
 			}
