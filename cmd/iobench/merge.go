@@ -7,8 +7,8 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/merge"
-	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/textblock"
 )
 
 func init() { subcommands = append(subcommands, newMergeCmd) }

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/golden"
-	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/textblock"
 	"github.com/iobench/iobench/internal/workload"
 )
 

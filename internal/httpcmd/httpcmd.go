@@ -12,8 +12,8 @@ import (
 	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/httpbench"
-	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/textblock"
 )
 
 type httpFlags struct {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
-	"github.com/iobench/iobench/internal/report/textblock"
+	"github.com/iobench/iobench/internal/textblock"
 )
 
 // LocalRun is an --agents-local run as the http command hands it over.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/iobench/iobench/internal/report/limit"
+	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 )
 

@@ -5,8 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/textblock"
 	"github.com/iobench/iobench/internal/units"
 )
 

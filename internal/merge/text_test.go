@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/golden"
-	"github.com/iobench/iobench/internal/report/textblock"
+	"github.com/iobench/iobench/internal/textblock"
 )
 
 // TestTextGolden writes the merged block of two agents' fixed records (iobench merge, collect

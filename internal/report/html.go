@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/iobench/iobench/internal/report/limit"
-	"github.com/iobench/iobench/internal/report/textblock"
+	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/stats"
+	"github.com/iobench/iobench/internal/textblock"
 	"github.com/iobench/iobench/internal/units"
 	"github.com/iobench/iobench/internal/workload"
 )

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/iobench/iobench/internal/report/limit"
+	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 )
 

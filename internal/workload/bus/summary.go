@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/iobench/iobench/internal/report/limit"
+	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 )
 

@@ -20,11 +20,11 @@ import (
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/impl"
-	"github.com/iobench/iobench/internal/report/textblock"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/sut"
+	"github.com/iobench/iobench/internal/textblock"
 	"github.com/iobench/iobench/internal/workload"
 )
 

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/iobench/iobench/internal/report/limit"
+	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
 )
