@@ -13,10 +13,12 @@ import (
 )
 
 // RootFlagHelp is the help of every --impls-dir flag: where DefaultRoot looks.
-const RootFlagHelp = "the impls folder (default $IOBENCH_IMPLS_DIR, else ./impls, else the impls/ beside the bin/ folder that holds iobench)"
+const RootFlagHelp = "the impls folder (default $IOBENCH_IMPLS_DIR, else ./impls, else the impls/ beside the bin/ folder that holds iobench, else the impls built into iobench, unpacked into the user's cache)"
 
 // DefaultRoot returns the impls folder: $IOBENCH_IMPLS_DIR, else ./impls when it exists, else the
-// impls folder beside the iobench binary's parent (bin/iobench -> ./impls), else "impls".
+// impls folder beside the iobench binary's parent (bin/iobench -> ./impls), else the impls
+// embedded in the binary, unpacked into the user's cache directory (Unpack), so that iobench runs
+// from any directory; "impls" when even that fails.
 func DefaultRoot() string {
 	if d := os.Getenv(env.ImplsDir); d != "" {
 		return d
@@ -29,6 +31,9 @@ func DefaultRoot() string {
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
 			return d
 		}
+	}
+	if d, err := Unpack(); err == nil {
+		return d
 	}
 	return "impls"
 }

@@ -63,6 +63,9 @@ type Environment struct {
 	Version     string            `json:"iobench_version"`
 	GitCommit   string            `json:"iobench_commit"`
 	Versions    map[string]string `json:"versions,omitempty"` // services and runtimes: "rabbitmq": "3.10.8"
+	// Impls is the impls folder the system under test came from: its path, or "embedded
+	// sha256:…" for the impls built into iobench (impl.RootName); empty without an impl.
+	Impls string `json:"impls,omitempty"`
 }
 
 // Counts are the operations of the measured phase, by outcome.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sort"
 
 	"github.com/iobench/iobench/internal/engine"
@@ -112,6 +113,9 @@ func (t Target) Label(rec *result.Record) {
 	rec.StandsIn = t.Variant.StandsInFor
 	if rec.StandsIn == "" {
 		rec.StandsIn = t.Inst.Manifest.StandsInFor
+	}
+	if d := t.Inst.Manifest.Dir; d != "" {
+		rec.Environment.Impls = impl.RootName(filepath.Dir(filepath.Dir(d)))
 	}
 }
 
