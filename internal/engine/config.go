@@ -25,7 +25,10 @@ type Config struct {
 	Warmup      time.Duration // load before measuring, not counted
 	Timeout     time.Duration // per request; a slower response is a timeout error
 	KeepAlive   bool          // reuse connections; false closes after each response, as ab without -k
-	Expect      Expect
+	// Pipeline is how many HTTP/1.1 requests a connection keeps written ahead of their answers
+	// (0 or 1: one at a time). Only the event loop pipelines.
+	Pipeline int
+	Expect   Expect
 	// Drain ends a timed run by draining instead of aborting: at the deadline no request starts
 	// (none whose intended start is at or after it, in an open loop), those in flight finish, up
 	// to 1.5 timeouts, and they count; the measured phase ends with the last of them. Without
@@ -78,8 +81,29 @@ func (c *Config) Validate() error {
 	case c.Engine != "" && c.Engine != EngineLoop && c.Engine != EngineGoroutine:
 		return fmt.Errorf("engine %q is not known; use --engine loop or --engine goroutine", c.Engine)
 	}
+	return c.validatePipeline()
+}
+
+// MaxDepth bounds --pipeline (and --streams): more in flight per connection than this measures
+// the server's queue, not its service.
+const MaxDepth = 1024
+
+func (c *Config) validatePipeline() error {
+	switch {
+	case c.Pipeline < 0 || c.Pipeline > MaxDepth:
+		return fmt.Errorf("--pipeline %d is out of range; give 1 to %d requests in flight per connection", c.Pipeline, MaxDepth)
+	case c.Pipeline <= 1:
+		return nil
+	case !c.KeepAlive:
+		return errors.New("--pipeline needs keep-alive connections; drop --no-keepalive or --pipeline")
+	case c.Engine == EngineGoroutine || c.TLS != nil:
+		return errors.New("--pipeline runs on the event loop only, which speaks plain http://; drop --engine goroutine, or use http://")
+	}
 	return nil
 }
+
+// depth is how many requests a connection keeps in flight.
+func (c *Config) depth() int { return max(1, c.Pipeline) }
 
 // ok reports whether a response meets the expectations, and the error class when it does not.
 func (e Expect) ok(status int, body []byte) (bool, string) {

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/iobench/iobench/internal/httpload"
+import (
+	"errors"
+
+	"github.com/iobench/iobench/internal/httpload"
+)
 
 // Error classes, as wrk counts socket errors, plus responses that failed their checks.
 const (
@@ -11,12 +15,18 @@ const (
 	ErrLength  = "length" // a body longer than its Content-Length said
 	ErrStatus  = "status" // a status outside 2xx/3xx or outside --expect-status
 	ErrExpect  = "expect" // a body that did not match --expect-body
+	// ErrInFlight counts the requests in flight behind another on a connection that closed or
+	// failed (pipelining): written, or queued to be, and never answered.
+	ErrInFlight = "inflight"
 )
 
 // ErrorClasses lists the classes in the order reports show them.
-var ErrorClasses = []string{ErrConnect, ErrRead, ErrWrite, ErrTimeout, ErrLength, ErrStatus, ErrExpect}
+var ErrorClasses = []string{ErrConnect, ErrRead, ErrWrite, ErrTimeout, ErrLength, ErrStatus, ErrExpect, ErrInFlight}
 
-const nClasses = 7
+const nClasses = 8
+
+// errInFlight ends a request in flight on a connection that closed before answering it.
+var errInFlight = errors.New("the connection closed with this request in flight")
 
 func classIndex(c string) int {
 	for i, v := range ErrorClasses {
@@ -28,6 +38,9 @@ func classIndex(c string) int {
 }
 
 func socketClass(err error) int {
+	if err == errInFlight {
+		return classIndex(ErrInFlight)
+	}
 	switch httpload.ClassOf(err) {
 	case httpload.Connect:
 		return 0

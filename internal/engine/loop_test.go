@@ -26,18 +26,20 @@ func TestLoopAllocsPerRequest(t *testing.T) {
 	}
 	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error { return rawhttp.Serve(ctx, ln, helloRaw) })
 	for _, tc := range []struct {
-		name   string
-		rate   float64
-		keep   bool
-		timing string
+		name     string
+		rate     float64
+		keep     bool
+		timing   string
+		pipeline int
 	}{
-		{"closed", 0, false, ""},
-		{"closed, body kept, header captured", 0, true, "app"},
+		{"closed", 0, false, "", 0},
+		{"closed, body kept, header captured", 0, true, "app", 0},
+		{"closed, pipelined 16 deep", 0, false, "", 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mallocs := func(n int64) uint64 {
 				cfg := config(t, EngineLoop, url+"/")
-				cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timing = 4, 1, n, tc.timing
+				cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timing, cfg.Pipeline = 4, 1, n, tc.timing, tc.pipeline
 				if tc.keep { // --expect-body keeps every body to match it
 					cfg.Expect.Body = regexp.MustCompile(`^Hello world!$`)
 				}

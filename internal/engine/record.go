@@ -99,6 +99,9 @@ func Warnings(rec *result.Record, u Usage) []string {
 	} else if n := rec.Counts.Errors[ErrConnect]; n > 0 {
 		w = append(w, fmt.Sprintf("%d connect errors: the server refused or dropped connections during the run", n))
 	}
+	if n := rec.Counts.Errors[ErrInFlight]; n > 0 {
+		w = append(w, fmt.Sprintf("%d requests were in flight on connections that closed before answering them (counted as %s errors, not lost)", n, ErrInFlight))
+	}
 	if t := rec.Throughput.TargetRate; t > 0 && rec.Duration.Std() > 0 {
 		got := float64(rec.Counts.Attempted) / rec.Duration.Seconds()
 		if got < 0.95*t {

@@ -127,6 +127,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.ConnectWait = 50 * time.Millisecond
 	}
 	kind, note := pickEngine(cfg)
+	if kind != EngineLoop && cfg.depth() > 1 {
+		return nil, fmt.Errorf("--pipeline needs the event loop, which cannot run this: %s", note)
+	}
 	procs := cfg.Threads
 	if kind == EngineLoop {
 		// Each loop holds its P through epoll_wait until the scheduler takes it back (20 µs to
@@ -136,6 +139,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRun(cfg)
 	res, err := r.execute(ctx, kind)
+	if err != nil && kind == EngineLoop && cfg.depth() > 1 {
+		return nil, fmt.Errorf("--pipeline needs the event loop, which could not start: %v", err)
+	}
 	if err != nil && kind == EngineLoop {
 		kind, note = EngineGoroutine, fmt.Sprintf("engine: the event loop could not start (%v); the goroutine engine ran instead", err)
 		res, err = r.execute(ctx, kind)

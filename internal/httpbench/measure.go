@@ -2,6 +2,7 @@ package httpbench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -83,6 +84,9 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 	if cfg.Warmup > 0 {
 		params["warmup"] = cfg.Warmup.String()
 	}
+	if cfg.Pipeline > 1 {
+		params["pipeline"] = cfg.Pipeline
+	}
 	for k, v := range m.Params {
 		if d, ok := v.(time.Duration); ok {
 			v = d.String() // readable in the record, as the flags are written
@@ -94,6 +98,7 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		Workload:      w,
 		Impl:          m.Impl,
 		Mode:          m.Mode,
+		Case:          caseOf(cfg),
 		Target:        cfg.Target.URL(),
 		Parameters:    params,
 		Command:       m.Command,
@@ -144,4 +149,13 @@ func (m *meters) take() (procstat.Usage, float64, time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.self.Usage(), m.machine.Busy(), time.Since(m.from)
+}
+
+// caseOf sets apart, for grouping and compare, the runs whose wire differs from one request at a
+// time over HTTP/1.1: "pipeline 16". Runs differing in it are never taken for repeats.
+func caseOf(cfg engine.Config) string {
+	if cfg.Pipeline > 1 {
+		return fmt.Sprintf("pipeline %d", cfg.Pipeline)
+	}
+	return ""
 }

@@ -37,6 +37,10 @@ type Options struct {
 	TLS          httpload.TLSOptions // https only: --insecure, --cacert, --sni
 	// Engine is "loop", "goroutine" or "" (the event loop where it can run); see engine.Config.
 	Engine string
+	// Pipeline is the HTTP/1.1 requests each connection keeps in flight (--pipeline; 0 = 1);
+	// PipelineSet says it was given, so that --pipeline 0 is an error.
+	Pipeline    int
+	PipelineSet bool
 }
 
 // fdReserve is how many descriptors beyond the connections iobench keeps for itself.
@@ -46,6 +50,9 @@ const fdReserve = 64
 func (o Options) Config() (engine.Config, error) {
 	if o.RateSet && o.Rate <= 0 {
 		return engine.Config{}, errors.New("rate must be positive (-R 1000); leave -R out for a closed loop")
+	}
+	if o.PipelineSet && o.Pipeline < 1 {
+		return engine.Config{}, fmt.Errorf("--pipeline %d is out of range; give 1 to %d requests in flight per connection", o.Pipeline, engine.MaxDepth)
 	}
 	target, err := httpload.ParseURL(o.URL)
 	if err != nil {
@@ -83,6 +90,7 @@ func (o Options) Config() (engine.Config, error) {
 		KeepAlive:   !o.NoKeepAlive,
 		Expect:      engine.Expect{Status: o.ExpectStatus},
 		Engine:      o.Engine,
+		Pipeline:    o.Pipeline,
 	}
 	if cfg.Threads == 0 {
 		cfg.Threads = max(1, min(2, cfg.Connections))

@@ -61,6 +61,7 @@ lag, not in the uncorrected latency.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.opts.URL = args[0]
 			f.opts.RateSet = cmd.Flags().Changed("rate")
+			f.opts.PipelineSet = cmd.Flags().Changed("pipeline")
 			return runHTTP(cmd, &f)
 		},
 	}
@@ -75,6 +76,7 @@ lag, not in the uncorrected latency.`,
 	fs.StringArrayVarP(&f.opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	cli.DurationVarP(fs, &f.opts.Timeout, "timeout", "", 2*time.Second, "a response slower than this is a timeout error")
 	fs.BoolVar(&f.opts.NoKeepAlive, "no-keepalive", false, "close the connection after each response (as ab without -k)")
+	fs.IntVar(&f.opts.Pipeline, "pipeline", 1, "HTTP/1.1 requests each connection keeps written ahead of their answers (1-1024; event loop, http:// only)")
 	fs.StringVarP(&f.opts.Method, "method", "m", "GET", "request method")
 	fs.StringVar(&f.body, "body", "", "request body")
 	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from a file")
