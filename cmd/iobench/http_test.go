@@ -61,6 +61,10 @@ func TestHTTPBadInput(t *testing.T) {
 		{"method not a token", []string{"http", "-m", "GE(T", closed}, "not an HTTP method"},
 		{"method with space", []string{"http", "-m", "GET /x", closed}, "not an HTTP method"},
 		{"unknown engine", []string{"http", "--engine", "threads", closed}, "--engine loop"},
+		{"pipeline zero", []string{"http", "--pipeline", "0", closed}, "--pipeline 0 is out of range"},
+		{"pipeline too deep", []string{"http", "--pipeline", "1025", closed}, "give 1 to 1024"},
+		{"pipeline without keep-alive", []string{"http", "--pipeline", "4", "--no-keepalive", closed}, "needs keep-alive"},
+		{"pipeline on goroutines", []string{"http", "--pipeline", "4", "--engine", "goroutine", closed}, "event loop only"},
 		{"unknown serve", []string{"serve", "nosuch"}, `unknown command "nosuch" for "iobench serve"`},
 		{"unknown services", []string{"services", "nosuch"}, `unknown command "nosuch" for "iobench services"`},
 	}
@@ -110,6 +114,23 @@ func TestHTTPAgainstHelloWritesRecord(t *testing.T) {
 			t.Fatalf("environment or command missing: %+v %v", rec.Environment, rec.Command)
 		}
 	})
+}
+
+// TestHTTPPipelinedRecord runs 16 deep against the hello server: every request counted once, and
+// the record names the depth as a parameter and as the case that sets its runs apart.
+func TestHTTPPipelinedRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCLI("http", "-t1", "-c4", "-n", "3001", "--pipeline", "16", "--json", path, hellotest.URL(t))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rec, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Counts.Succeeded != 3001 || rec.Counts.Failed != 0 || rec.Parameters["pipeline"] != 16.0 || rec.Case != "pipeline 16" {
+		t.Fatalf("counts %+v, pipeline %v, case %q; want 3001 successes, 16, \"pipeline 16\"", rec.Counts, rec.Parameters["pipeline"], rec.Case)
+	}
 }
 
 func TestHTTPOpenLoopJSONToStdout(t *testing.T) {
