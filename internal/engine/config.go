@@ -28,7 +28,11 @@ type Config struct {
 	// Pipeline is how many HTTP/1.1 requests a connection keeps written ahead of their answers
 	// (0 or 1: one at a time). Only the event loop pipelines.
 	Pipeline int
-	Expect   Expect
+	// HTTP2 speaks HTTP/2 with prior knowledge (h2c) on an http:// target, Streams requests at
+	// once on each connection (0 or 1: one). Only the event loop speaks it.
+	HTTP2   bool
+	Streams int
+	Expect  Expect
 	// Drain ends a timed run by draining instead of aborting: at the deadline no request starts
 	// (none whose intended start is at or after it, in an open loop), those in flight finish, up
 	// to 1.5 timeouts, and they count; the measured phase ends with the last of them. Without
@@ -90,6 +94,14 @@ const MaxDepth = 1024
 
 func (c *Config) validatePipeline() error {
 	switch {
+	case c.Streams != 0 && !c.HTTP2:
+		return errors.New("--streams needs HTTP/2: add --http2-prior-knowledge (http://), or use --pipeline for HTTP/1.1")
+	case c.Streams < 0 || c.Streams > MaxDepth:
+		return fmt.Errorf("--streams %d is out of range; give 1 to %d streams per connection", c.Streams, MaxDepth)
+	case c.HTTP2 && c.Pipeline > 1:
+		return errors.New("--pipeline is for HTTP/1.1; with HTTP/2 use --streams")
+	case c.HTTP2:
+		return c.validateHTTP2()
 	case c.Pipeline < 0 || c.Pipeline > MaxDepth:
 		return fmt.Errorf("--pipeline %d is out of range; give 1 to %d requests in flight per connection", c.Pipeline, MaxDepth)
 	case c.Pipeline <= 1:
@@ -102,8 +114,27 @@ func (c *Config) validatePipeline() error {
 	return nil
 }
 
-// depth is how many requests a connection keeps in flight.
-func (c *Config) depth() int { return max(1, c.Pipeline) }
+func (c *Config) validateHTTP2() error {
+	switch {
+	case !c.KeepAlive:
+		return errors.New("--streams and HTTP/2 need keep-alive connections; drop --no-keepalive")
+	case c.TLS != nil:
+		return errors.New("HTTP/2 over https:// (--http2, ALPN h2) is not built yet; use --http2-prior-knowledge with http://")
+	case c.Engine == EngineGoroutine:
+		return errors.New("HTTP/2 runs on the event loop only; drop --engine goroutine")
+	case c.Expect.Body != nil || c.Timing != "":
+		return errors.New("--expect-body and Server-Timing are not read over HTTP/2 yet; drop them or use HTTP/1.1")
+	}
+	return nil
+}
+
+// depth is how many requests a connection keeps in flight: pipelined, or on streams.
+func (c *Config) depth() int {
+	if c.HTTP2 {
+		return max(1, c.Streams)
+	}
+	return max(1, c.Pipeline)
+}
 
 // ok reports whether a response meets the expectations, and the error class when it does not.
 func (e Expect) ok(status int, body []byte) (bool, string) {

@@ -18,15 +18,21 @@ const (
 	// ErrInFlight counts the requests in flight behind another on a connection that closed or
 	// failed (pipelining): written, or queued to be, and never answered.
 	ErrInFlight = "inflight"
+	// ErrReset counts the HTTP/2 streams the server reset (RST_STREAM); the record counts them
+	// by error code too.
+	ErrReset = "reset"
 )
 
 // ErrorClasses lists the classes in the order reports show them.
-var ErrorClasses = []string{ErrConnect, ErrRead, ErrWrite, ErrTimeout, ErrLength, ErrStatus, ErrExpect, ErrInFlight}
+var ErrorClasses = []string{ErrConnect, ErrRead, ErrWrite, ErrTimeout, ErrLength, ErrStatus, ErrExpect, ErrInFlight, ErrReset}
 
-const nClasses = 8
+const nClasses = 9
 
 // errInFlight ends a request in flight on a connection that closed before answering it.
 var errInFlight = errors.New("the connection closed with this request in flight")
+
+// errReset ends an HTTP/2 stream the server reset.
+var errReset = errors.New("the server reset the stream (RST_STREAM)")
 
 func classIndex(c string) int {
 	for i, v := range ErrorClasses {
@@ -38,8 +44,11 @@ func classIndex(c string) int {
 }
 
 func socketClass(err error) int {
-	if err == errInFlight {
+	switch err {
+	case errInFlight:
 		return classIndex(ErrInFlight)
+	case errReset:
+		return classIndex(ErrReset)
 	}
 	switch httpload.ClassOf(err) {
 	case httpload.Connect:

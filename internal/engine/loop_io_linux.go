@@ -18,16 +18,26 @@ func (l *loop) fill(c *loopConn, now time.Time) {
 	if c.phase != phOpen && c.pacer == nil {
 		depth = 1
 	}
-	for c.inflight.n < depth && l.next(c, now) {
+	for l.inFlight(c) < depth && l.next(c, now) {
 	}
 	switch {
-	case c.inflight.n == 0 && c.done:
+	case l.inFlight(c) == 0 && c.done:
 		l.finish(c)
+	case c.phase == phOpen && c.h2 != nil:
+		l.h2write(c, now)
 	case c.phase == phOpen:
 		l.write(c)
 	case c.fd < 0 && c.inflight.n > 0:
 		l.connect(c, now)
 	}
+}
+
+// inFlight counts c's requests started and not ended: queued, written or on a stream.
+func (l *loop) inFlight(c *loopConn) int {
+	if c.h2 != nil {
+		return c.inflight.n + c.h2.active
+	}
+	return c.inflight.n
 }
 
 // next queues c's next request when its time has come and reports whether it did; it sets
@@ -126,6 +136,9 @@ func (l *loop) connected(c *loopConn) {
 		return
 	}
 	c.phase = phOpen
+	if c.h2 != nil {
+		l.h2open(c)
+	}
 	for i := 0; i < c.inflight.n; i++ {
 		c.inflight.at(i).sent = now
 	}
@@ -149,6 +162,12 @@ func (l *loop) connectFailed(c *loopConn, now time.Time) {
 
 // serve moves an open connection on: writes what is queued, reads what came.
 func (l *loop) serve(c *loopConn) {
+	if c.h2 != nil {
+		if l.h2flush(c) {
+			l.h2read(c)
+		}
+		return
+	}
 	if l.write(c) {
 		l.read(c)
 	}
@@ -276,7 +295,9 @@ func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 // broken ends c after a failure of its socket (err: a write error, a timeout): the oldest request
 // in flight is charged with err, the others end as ErrInFlight; then c starts anew.
 func (l *loop) broken(c *loopConn, err error, now time.Time) {
-	if c.inflight.n > 0 {
+	if c.h2 != nil {
+		l.h2broken(c, err, now)
+	} else if c.inflight.n > 0 {
 		q := c.inflight.pop()
 		l.r.account(l.g, outcome{err: err, intended: q.intended, sent: q.sent, done: now, counted: q.counted})
 		c.unanswered++
@@ -288,6 +309,11 @@ func (l *loop) broken(c *loopConn, err error, now time.Time) {
 // abandon closes c and ends every request still in flight on it as ErrInFlight: written, or
 // queued behind one that was, they are neither answered nor lost silently.
 func (l *loop) abandon(c *loopConn, now time.Time) {
+	if c.h2 != nil {
+		l.h2abandon(c, now)
+		l.closeConn(c)
+		return
+	}
 	for c.inflight.n > 0 {
 		q := c.inflight.pop()
 		l.r.account(l.g, outcome{err: errInFlight, intended: q.intended, sent: q.sent, done: now, counted: q.counted})
@@ -328,7 +354,10 @@ func (l *loop) finish(c *loopConn) {
 func (l *loop) tally() {
 	for i := range l.conns {
 		c := &l.conns[i]
-		if c.phase == phOpen {
+		switch {
+		case c.phase == phOpen && c.h2 != nil: // the requests waiting for a stream were not sent
+			c.unanswered += int64(c.h2.active)
+		case c.phase == phOpen:
 			c.unanswered += int64(c.inflight.n)
 		}
 		l.closeConn(c)
@@ -336,5 +365,8 @@ func (l *loop) tally() {
 		s.mu.Lock()
 		s.answered, s.unanswered = c.answered, c.unanswered
 		s.mu.Unlock()
+	}
+	if l.r.cfg.HTTP2 {
+		l.g.addH2(&l.h2s)
 	}
 }

@@ -43,6 +43,7 @@ type loopConn struct {
 	slot                 int   // index in the loop's timers, -1 when none
 	pacer                *Pacer
 	p                    httpload.Parser
+	h2                   *h2conn // HTTP/2 (Config.HTTP2); nil for HTTP/1.1
 	answered, unanswered int64
 }
 
@@ -92,8 +93,9 @@ type loop struct {
 	sa      unix.Sockaddr
 	family  int
 	head    bool
-	depth   int    // requests a connection keeps in flight (Config.Pipeline)
-	batch   []byte // depth copies of the request, so that queued requests go out in one write
+	depth   int     // requests a connection keeps in flight (Config.Pipeline)
+	batch   []byte  // depth copies of the request, so that queued requests go out in one write
+	h2s     h2stats // what the loop's HTTP/2 connections exchanged
 	// noPwait2 is set once epoll_pwait2 answered ENOSYS (a kernel before 5.11).
 	noPwait2 bool
 	// co is set when the loop coalesces its wake-ups (open loop, high rate: see coalesces).
@@ -283,6 +285,9 @@ func (l *loop) setup() {
 		c := &l.conns[i]
 		c.p.Init(initialParserBuf)
 		c.inflight.ring = make([]inflight, l.depth)
+		if cfg.HTTP2 {
+			c.h2 = newH2Conn(l.depth)
+		}
 		c.p.SetKeepBody(cfg.Expect.Body != nil)
 		if cfg.Timing != "" {
 			c.p.CaptureHeader(TimingHeader)
@@ -357,7 +362,16 @@ func (l *loop) expire(c *loopConn, now time.Time) {
 		}
 		l.dueBy(c, c.deadline)
 	case phOpen:
-		if c.inflight.n > 0 {
+		if c.h2 != nil {
+			next, ok := l.h2expire(c, now)
+			if !ok {
+				l.broken(c, errLoopTimeout, now)
+				return
+			}
+			if next < 1<<63-1 {
+				l.dueBy(c, next)
+			}
+		} else if c.inflight.n > 0 {
 			deadline := int64(c.inflight.at(0).sent.Sub(l.r.start) + l.r.cfg.Timeout)
 			if at >= deadline {
 				l.broken(c, errLoopTimeout, now)

@@ -59,6 +59,8 @@ type Result struct {
 	Answered, Unanswered int64
 	// TLS is what opening the connections of an https run cost; nil for plain http.
 	TLS *TLSResult
+	// HTTP2 is what an HTTP/2 run's connections exchanged; nil for HTTP/1.1.
+	HTTP2 *result.HTTP2
 	// Engine is the engine that ran (EngineLoop or EngineGoroutine); EngineNote says why it is
 	// not the one asked for, or is empty.
 	Engine, EngineNote string
@@ -79,6 +81,7 @@ type run struct {
 	remaining atomic.Int64 // -n tickets left
 	stopped   atomic.Bool
 	wakeups   []func() // the event loops' wake-ups, called by stop
+	h2r       *h2req   // the request as HTTP/2 frames (Config.HTTP2)
 }
 
 // slot holds a connection's live socket so that a stop can close it and unblock a pending read,
@@ -127,8 +130,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.ConnectWait = 50 * time.Millisecond
 	}
 	kind, note := pickEngine(cfg)
-	if kind != EngineLoop && cfg.depth() > 1 {
-		return nil, fmt.Errorf("--pipeline needs the event loop, which cannot run this: %s", note)
+	if kind != EngineLoop && (cfg.depth() > 1 || cfg.HTTP2) {
+		return nil, fmt.Errorf("--pipeline and HTTP/2 need the event loop, which cannot run this: %s", note)
 	}
 	procs := cfg.Threads
 	if kind == EngineLoop {
@@ -138,9 +141,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRun(cfg)
+	if cfg.HTTP2 {
+		var err error
+		if r.h2r, err = newH2Req(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	res, err := r.execute(ctx, kind)
-	if err != nil && kind == EngineLoop && cfg.depth() > 1 {
-		return nil, fmt.Errorf("--pipeline needs the event loop, which could not start: %v", err)
+	if err != nil && kind == EngineLoop && (cfg.depth() > 1 || cfg.HTTP2) {
+		return nil, fmt.Errorf("--pipeline and HTTP/2 need the event loop, which could not start: %v", err)
 	}
 	if err != nil && kind == EngineLoop {
 		kind, note = EngineGoroutine, fmt.Sprintf("engine: the event loop could not start (%v); the goroutine engine ran instead", err)

@@ -107,8 +107,10 @@ func (r *run) collect(t *ticker) *Result {
 		s.mu.Unlock()
 	}
 	var errs [nClasses]int64
+	var h2 h2stats
 	for _, g := range r.groups {
 		g.mu.Lock()
+		h2.add(&g.h2)
 		res.Latency = adopt(res.Latency, g.corrected)
 		if g.timing != nil {
 			res.Timing = adopt(res.Timing, g.timing)
@@ -136,6 +138,9 @@ func (r *run) collect(t *ticker) *Result {
 		if n > 0 {
 			res.Errors[ErrorClasses[i]] = n
 		}
+	}
+	if r.cfg.HTTP2 {
+		res.HTTP2 = h2.record(&r.cfg)
 	}
 	res.Start = t.began
 	if !t.began.IsZero() {

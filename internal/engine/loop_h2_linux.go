@@ -1,0 +1,530 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/iobench/iobench/internal/h2wire"
+	"github.com/iobench/iobench/internal/httpload"
+)
+
+// The windows this client grants: each stream may receive h2StreamWindow bytes ahead of being
+// granted more, the connection h2ConnWindow. WINDOW_UPDATE gives back what was consumed once half
+// a window is.
+const (
+	h2StreamWindow = 256 << 10
+	h2ConnWindow   = 1 << 20
+	h2ReadBuf      = 64 << 10 // holds at least one frame of the default maximum size
+)
+
+// h2conn is an HTTP/2 connection's state in the event loop. The connection's requests waiting
+// for a stream (before the server's SETTINGS, beyond its limit, or retried after a GOAWAY) stay
+// in loopConn.inflight; those on a stream are in streams.
+type h2conn struct {
+	in       []byte // read buffer: unread frames are in[r:w]
+	r, w     int
+	out      []byte // frames to write; out[sent:] are not written yet
+	sent     int
+	dec      *h2wire.StatusDecoder
+	block    []byte // a header block continued over CONTINUATION frames
+	blockOf  uint32 // its stream, 0 when none
+	blockEnd bool   // its HEADERS frame ended the stream
+	streams  []h2stream
+	active   int
+	nextID   uint32
+	ready    bool // the server's first SETTINGS arrived: streams may open
+	limit    int  // streams open at once: --streams, or less if the server allows less
+	goaway   bool // the server sent GOAWAY: no new streams
+	lastID   uint32
+	sendWin  int64 // the connection's send window
+	peerInit int64 // the server's initial stream window
+	maxFrame int   // the largest frame payload the server accepts
+	unacked  int64 // DATA bytes received on the connection and not yet granted back
+	hdr      [h2wire.HeaderLen]byte
+}
+
+// h2stream is one open stream and the request it carries; id 0 marks a free slot.
+type h2stream struct {
+	id       uint32
+	q        inflight
+	status   int
+	read     int64 // bytes of its frames received
+	bodyLen  int64
+	unacked  int64 // its DATA bytes not yet granted back
+	win      int64 // its send window
+	bodySent int
+}
+
+func newH2Conn(streams int) *h2conn {
+	return &h2conn{in: make([]byte, h2ReadBuf), out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams)}
+}
+
+// h2open begins a new connection: the preface, SETTINGS (no push, this client's stream window)
+// and the connection's window raised, all written with the first streams.
+func (l *loop) h2open(c *loopConn) {
+	h := c.h2
+	h.r, h.w, h.out, h.sent = 0, 0, h.out[:0], 0
+	h.blockOf, h.active, h.nextID, h.ready, h.goaway = 0, 0, 1, false, false
+	h.limit, h.sendWin, h.peerInit, h.maxFrame, h.unacked = l.depth, h2wire.DefaultWindow, h2wire.DefaultWindow, h2wire.DefaultMaxFrame, 0
+	h.dec = h2wire.NewStatusDecoder() // a new connection starts with an empty dynamic table
+	for i := range h.streams {
+		h.streams[i].id = 0
+	}
+	h.out = append(h.out, h2wire.Preface...)
+	h.out = h2wire.AppendSettings(h.out, false, h2wire.Setting{ID: h2wire.SettingEnablePush, Val: 0}, h2wire.Setting{ID: h2wire.SettingInitialWindowSize, Val: h2StreamWindow})
+	h.out = h2wire.AppendWindowUpdate(h.out, 0, h2ConnWindow-h2wire.DefaultWindow)
+	l.h2s.sent[h2wire.TypeSettings]++
+	l.h2s.sent[h2wire.TypeWindowUpdate]++
+}
+
+// h2write opens streams for the requests waiting, as far as the server allows, sends the request
+// bodies the windows allow, and writes what is pending; it reports false when the write failed
+// and ended the connection.
+func (l *loop) h2write(c *loopConn, now time.Time) bool {
+	h := c.h2
+	for c.inflight.n > 0 && h.ready && !h.goaway && h.active < h.limit && h.nextID < 1<<31 {
+		l.h2start(c, c.inflight.pop(), now)
+	}
+	if len(l.r.h2r.body) > 0 {
+		l.h2bodies(c)
+	}
+	return l.h2flush(c)
+}
+
+// h2start opens a stream for q: its HEADERS frame goes out with the next write. The request is
+// timed from now, when it is sent (from its intended start too in an open loop).
+func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
+	h := c.h2
+	s := h.free()
+	q.sent = now
+	if c.pacer == nil {
+		q.intended = now
+	}
+	*s = h2stream{id: h.nextID, q: q, win: h.peerInit}
+	h.nextID += 2
+	h.active++
+	l.dueBy(c, int64(now.Sub(l.r.start)+l.r.cfg.Timeout))
+	at := len(h.out)
+	h.out = append(h.out, l.r.h2r.headers...)
+	h2wire.SetStream(h.out[at:], s.id)
+	l.h2s.sent[h2wire.TypeHeaders]++
+}
+
+// free returns a free stream slot; there is one, as active < limit <= len(streams).
+func (h *h2conn) free() *h2stream {
+	for i := range h.streams {
+		if h.streams[i].id == 0 {
+			return &h.streams[i]
+		}
+	}
+	panic("h2: no free stream slot") // a bug: active counts the slots in use
+}
+
+// find returns the open stream id, or nil.
+func (h *h2conn) find(id uint32) *h2stream {
+	if id == 0 {
+		return nil
+	}
+	for i := range h.streams {
+		if h.streams[i].id == id {
+			return &h.streams[i]
+		}
+	}
+	return nil
+}
+
+func (h *h2conn) close(s *h2stream) {
+	s.id = 0
+	h.active--
+}
+
+// h2bodies sends what the connection's and each stream's send windows allow of the request bodies
+// not yet sent, in DATA frames of at most the server's frame size.
+func (l *loop) h2bodies(c *loopConn) {
+	h, body := c.h2, l.r.h2r.body
+	for i := range h.streams {
+		s := &h.streams[i]
+		for s.id != 0 && s.bodySent < len(body) && h.sendWin > 0 && s.win > 0 {
+			n := int(min(int64(len(body)-s.bodySent), h.sendWin, s.win, int64(h.maxFrame)))
+			var flags uint8
+			if s.bodySent+n == len(body) {
+				flags = h2wire.FlagEndStream
+			}
+			h.out = h2wire.AppendHeader(h.out, h2wire.Header{Length: uint32(n), Type: h2wire.TypeData, Flags: flags, Stream: s.id})
+			h.out = append(h.out, body[s.bodySent:s.bodySent+n]...)
+			s.bodySent += n
+			h.sendWin -= int64(n)
+			s.win -= int64(n)
+			l.h2s.sent[h2wire.TypeData]++
+		}
+	}
+}
+
+// h2flush writes the pending frames; what the socket does not take waits for EPOLLOUT.
+func (l *loop) h2flush(c *loopConn) bool {
+	h := c.h2
+	for h.sent < len(h.out) {
+		if !c.writable {
+			return true
+		}
+		n, again, err := retry(unix.SYS_WRITE, c.fd, h.out[h.sent:])
+		if err != nil {
+			l.broken(c, &httpload.Error{Class: httpload.Write, Err: err}, l.r.clock.Now())
+			return false
+		}
+		c.writable = !again
+		h.sent += n
+	}
+	h.out, h.sent = h.out[:0], 0
+	return true
+}
+
+// errH2EOF is a read error: the server closed an HTTP/2 connection with streams open.
+var errH2EOF = errors.New("the server closed the connection with streams open")
+
+// h2read reads and handles whole frames while the socket has bytes, then opens the streams that
+// may follow and writes what is pending.
+func (l *loop) h2read(c *loopConn) {
+	h := c.h2
+	for {
+		for h.w-h.r >= h2wire.HeaderLen {
+			fh := h2wire.ParseHeader(h.in[h.r:])
+			if fh.Length > h2wire.DefaultMaxFrame {
+				l.broken(c, httpload.Fail(fmt.Errorf("h2: a %d-byte frame, above the %d this client accepts", fh.Length, h2wire.DefaultMaxFrame)), l.r.clock.Now())
+				return
+			}
+			end := h.r + h2wire.HeaderLen + int(fh.Length)
+			if end > h.w {
+				break
+			}
+			payload := h.in[h.r+h2wire.HeaderLen : end]
+			h.r = end
+			if err := l.h2frame(c, fh, payload); err != nil {
+				l.broken(c, httpload.Fail(err), l.r.clock.Now())
+				return
+			}
+		}
+		if h.goaway && h.active == 0 { // the server is done with this connection: start anew
+			l.closeConn(c)
+			l.fill(c, l.r.clock.Now())
+			return
+		}
+		if !c.readable {
+			break
+		}
+		if h.r > 0 { // keep the partial frame at the start, so a whole one fits
+			h.w = copy(h.in, h.in[h.r:h.w])
+			h.r = 0
+		}
+		n, again, err := l.readInto(c, h.in[h.w:])
+		switch {
+		case again:
+			c.readable = false
+		case err != nil:
+			l.broken(c, httpload.Fail(err), l.r.clock.Now())
+			return
+		case n == 0:
+			l.broken(c, httpload.Fail(errH2EOF), l.r.clock.Now())
+			return
+		default:
+			h.w += n
+			if h.w < len(h.in) && !c.hup {
+				c.readable = false
+			}
+		}
+	}
+	now := l.r.clock.Now()
+	if l.inFlight(c) < l.depth {
+		l.fill(c, now)
+		return
+	}
+	l.h2write(c, now)
+}
+
+// h2frame handles one frame from the server.
+func (l *loop) h2frame(c *loopConn, fh h2wire.Header, payload []byte) error {
+	h := c.h2
+	if fh.Type < h2wire.Types {
+		l.h2s.recv[fh.Type]++
+	}
+	if h.blockOf != 0 && fh.Type != h2wire.TypeContinuation {
+		return errors.New("h2: a header block interrupted by another frame")
+	}
+	switch fh.Type {
+	case h2wire.TypeData:
+		return l.h2data(c, fh, payload)
+	case h2wire.TypeHeaders:
+		frag, ok := h2wire.Unpad(fh, payload)
+		if !ok {
+			return errors.New("h2: HEADERS padded beyond its length")
+		}
+		if fh.Flags&h2wire.FlagEndHeaders == 0 {
+			h.block, h.blockOf, h.blockEnd = append(h.block[:0], frag...), fh.Stream, fh.Flags&h2wire.FlagEndStream != 0
+			return nil
+		}
+		return l.h2headers(c, fh.Stream, frag, len(payload), fh.Flags&h2wire.FlagEndStream != 0)
+	case h2wire.TypeContinuation:
+		if h.blockOf == 0 || fh.Stream != h.blockOf {
+			return errors.New("h2: CONTINUATION without its HEADERS")
+		}
+		h.block = append(h.block, payload...)
+		if fh.Flags&h2wire.FlagEndHeaders == 0 {
+			return nil
+		}
+		id := h.blockOf
+		h.blockOf = 0
+		return l.h2headers(c, id, h.block, len(h.block), h.blockEnd)
+	case h2wire.TypeRSTStream:
+		if len(payload) != 4 {
+			return errors.New("h2: RST_STREAM of a wrong length")
+		}
+		l.h2reset(c, fh.Stream, h2wire.Uint32(payload))
+	case h2wire.TypeSettings:
+		if fh.Flags&h2wire.FlagAck == 0 {
+			return l.h2settings(c, payload)
+		}
+	case h2wire.TypePing:
+		if len(payload) != 8 {
+			return errors.New("h2: PING of a wrong length")
+		}
+		if fh.Flags&h2wire.FlagAck == 0 {
+			h.out = h2wire.AppendPingAck(h.out, payload)
+			l.h2s.sent[h2wire.TypePing]++
+		}
+	case h2wire.TypeGoAway:
+		if len(payload) < 8 {
+			return errors.New("h2: GOAWAY too short")
+		}
+		last, _ := h2wire.GoAway(payload)
+		l.h2goaway(c, last)
+	case h2wire.TypeWindowUpdate:
+		if len(payload) != 4 {
+			return errors.New("h2: WINDOW_UPDATE of a wrong length")
+		}
+		l.h2window(c, fh.Stream, int64(h2wire.Uint32(payload)&(1<<31-1)))
+	case h2wire.TypePushPromise:
+		return errors.New("h2: PUSH_PROMISE although this client disabled push")
+	}
+	return nil
+}
+
+// h2data counts a DATA frame into its stream, gives the windows back once half is consumed, and
+// ends the stream when the frame does.
+func (l *loop) h2data(c *loopConn, fh h2wire.Header, payload []byte) error {
+	h := c.h2
+	n := int64(len(payload)) // padding counts against the windows too
+	h.unacked += n
+	if h.unacked >= h2ConnWindow/2 {
+		h.out = h2wire.AppendWindowUpdate(h.out, 0, uint32(h.unacked))
+		l.h2s.sent[h2wire.TypeWindowUpdate]++
+		h.unacked = 0
+	}
+	s := h.find(fh.Stream)
+	if s == nil {
+		return nil // a stream this client reset (timed out) or that ended: its data is dropped
+	}
+	data, ok := h2wire.Unpad(fh, payload)
+	if !ok {
+		return errors.New("h2: DATA padded beyond its length")
+	}
+	s.read += h2wire.HeaderLen + n
+	s.bodyLen += int64(len(data))
+	if fh.Flags&h2wire.FlagEndStream != 0 {
+		l.h2done(c, s)
+		return nil
+	}
+	if s.unacked += n; s.unacked >= h2StreamWindow/2 {
+		h.out = h2wire.AppendWindowUpdate(h.out, s.id, uint32(s.unacked))
+		l.h2s.sent[h2wire.TypeWindowUpdate]++
+		s.unacked = 0
+	}
+	return nil
+}
+
+// h2headers decodes a complete header block (always, to keep the decoder's table in step) and
+// gives its status to the stream; size is what its frames carried.
+func (l *loop) h2headers(c *loopConn, id uint32, block []byte, size int, end bool) error {
+	status, err := c.h2.dec.Decode(block)
+	if err != nil {
+		return fmt.Errorf("h2: header block: %v", err)
+	}
+	s := c.h2.find(id)
+	if s == nil {
+		return nil
+	}
+	s.read += h2wire.HeaderLen + int64(size)
+	if s.status == 0 && (status >= 200 || status == 101) {
+		s.status = status
+	}
+	if end {
+		l.h2done(c, s)
+	}
+	return nil
+}
+
+// h2done ends a stream the server ended: a response, or a read error when it had no status.
+func (l *loop) h2done(c *loopConn, s *h2stream) {
+	now := l.r.clock.Now()
+	o := outcome{intended: s.q.intended, sent: s.q.sent, done: answeredAt(c, s.q.sent, now), counted: s.q.counted}
+	if s.status == 0 {
+		o.err = httpload.Fail(errors.New("h2: a stream ended without a response status"))
+	} else {
+		o.resp = httpload.Response{Status: s.status, KeepAlive: true, Read: s.read, BodyLen: s.bodyLen}
+	}
+	if _, answered := l.r.account(l.g, o); answered {
+		c.answered++
+	} else {
+		c.unanswered++
+	}
+	c.h2.close(s)
+}
+
+// h2reset counts a RST_STREAM by its code and ends its stream as a reset error.
+func (l *loop) h2reset(c *loopConn, id, code uint32) {
+	l.h2s.resets[min(code, h2wire.Codes)]++
+	s := c.h2.find(id)
+	if s == nil {
+		return
+	}
+	l.r.account(l.g, outcome{err: errReset, intended: s.q.intended, sent: s.q.sent, done: l.r.clock.Now(), counted: s.q.counted})
+	c.unanswered++
+	c.h2.close(s)
+}
+
+// h2settings applies the server's SETTINGS and acknowledges them; the first ones let streams
+// open. A MAX_CONCURRENT_STREAMS below --streams caps them (the record says so).
+func (l *loop) h2settings(c *loopConn, payload []byte) error {
+	h := c.h2
+	var bad error
+	if !h2wire.Settings(payload, func(s h2wire.Setting) {
+		switch s.ID {
+		case h2wire.SettingMaxConcurrentStreams:
+			h.limit = min(l.depth, int(min(s.Val, 1<<20)))
+			if h.limit < l.depth && (l.h2s.allowed == 0 || h.limit < l.h2s.allowed) {
+				l.h2s.allowed = h.limit
+			}
+		case h2wire.SettingInitialWindowSize:
+			if s.Val > h2wire.MaxWindow {
+				bad = errors.New("h2: SETTINGS_INITIAL_WINDOW_SIZE above 2^31-1")
+				return
+			}
+			delta := int64(s.Val) - h.peerInit
+			h.peerInit = int64(s.Val)
+			for i := range h.streams {
+				if h.streams[i].id != 0 {
+					h.streams[i].win += delta
+				}
+			}
+		case h2wire.SettingMaxFrameSize:
+			h.maxFrame = int(min(max(s.Val, h2wire.DefaultMaxFrame), 1<<24-1))
+		}
+	}) {
+		return errors.New("h2: SETTINGS of a wrong length")
+	}
+	h.out = h2wire.AppendSettings(h.out, true)
+	l.h2s.sent[h2wire.TypeSettings]++
+	h.ready = true
+	return bad
+}
+
+// h2goaway stops new streams on c; the streams above last, which the server will not process,
+// wait for the next connection, counted as retried. The connection closes when the rest are done.
+func (l *loop) h2goaway(c *loopConn, last uint32) {
+	h := c.h2
+	h.goaway = true
+	for i := range h.streams {
+		s := &h.streams[i]
+		if s.id > last {
+			c.inflight.push(s.q)
+			l.h2s.retried++
+			h.close(s)
+		}
+	}
+}
+
+// h2window adds a WINDOW_UPDATE's increment to the connection's or a stream's send window.
+func (l *loop) h2window(c *loopConn, id uint32, incr int64) {
+	if id == 0 {
+		c.h2.sendWin += incr
+	} else if s := c.h2.find(id); s != nil {
+		s.win += incr
+	}
+}
+
+// h2expire ends the streams past their deadline with a timeout, each reset (CANCEL) so the
+// connection lives on, and gives the oldest deadline left (math.MaxInt64 when none). It reports
+// false when a request still waiting for a stream is past its deadline: then the connection does
+// not serve, and the caller ends it.
+func (l *loop) h2expire(c *loopConn, now time.Time) (next int64, ok bool) {
+	h, at, next := c.h2, int64(now.Sub(l.r.start)), int64(1<<63-1)
+	timeout := int64(l.r.cfg.Timeout)
+	for i := range h.streams {
+		s := &h.streams[i]
+		if s.id == 0 {
+			continue
+		}
+		deadline := int64(s.q.sent.Sub(l.r.start)) + timeout
+		if at < deadline {
+			next = min(next, deadline)
+			continue
+		}
+		l.r.account(l.g, outcome{err: errLoopTimeout, intended: s.q.intended, sent: s.q.sent, done: now, counted: s.q.counted})
+		c.unanswered++
+		h.out = h2wire.AppendRSTStream(h.out, s.id, h2wire.CodeCancel)
+		l.h2s.sent[h2wire.TypeRSTStream]++
+		h.close(s)
+	}
+	if c.inflight.n > 0 {
+		deadline := int64(c.inflight.at(0).sent.Sub(l.r.start)) + timeout
+		if at >= deadline {
+			return next, false
+		}
+		next = min(next, deadline)
+	}
+	return next, true
+}
+
+// h2broken charges err to the oldest open stream, or, with none, to the oldest request waiting
+// for one, when the connection fails.
+func (l *loop) h2broken(c *loopConn, err error, now time.Time) {
+	q, ok := inflight{}, false
+	if s := c.h2.oldest(); s != nil {
+		q, ok = s.q, true
+		c.h2.close(s)
+	} else if c.inflight.n > 0 {
+		q, ok = c.inflight.pop(), true
+	}
+	if ok {
+		l.r.account(l.g, outcome{err: err, intended: q.intended, sent: q.sent, done: now, counted: q.counted})
+		c.unanswered++
+	}
+}
+
+// h2abandon ends the open streams of a connection that closed as ErrInFlight; the requests
+// waiting for a stream stay for the next connection.
+func (l *loop) h2abandon(c *loopConn, now time.Time) {
+	h := c.h2
+	for i := range h.streams {
+		s := &h.streams[i]
+		if s.id != 0 {
+			l.r.account(l.g, outcome{err: errInFlight, intended: s.q.intended, sent: s.q.sent, done: now, counted: s.q.counted})
+			c.unanswered++
+			h.close(s)
+		}
+	}
+	h.out, h.sent = h.out[:0], 0
+}
+
+// oldest returns the open stream sent first, or nil.
+func (h *h2conn) oldest() *h2stream {
+	var o *h2stream
+	for i := range h.streams {
+		if s := &h.streams[i]; s.id != 0 && (o == nil || s.q.sent.Before(o.q.sent)) {
+			o = s
+		}
+	}
+	return o
+}
