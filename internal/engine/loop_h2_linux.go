@@ -17,7 +17,8 @@ import (
 const (
 	h2StreamWindow = 256 << 10
 	h2ConnWindow   = 1 << 20
-	h2ReadBuf      = 64 << 10 // holds at least one frame of the default maximum size
+	h2ReadBuf      = 8 << 10  // a connection's first read buffer; it grows when full, as far as h2MaxRead
+	h2MaxRead      = 32 << 10 // holds a frame of the largest size this client accepts (16 KiB), and more
 )
 
 // h2conn is an HTTP/2 connection's state in the event loop. The connection's requests waiting
@@ -59,7 +60,7 @@ type h2stream struct {
 }
 
 func newH2Conn(streams int) *h2conn {
-	return &h2conn{in: make([]byte, h2ReadBuf), out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams)}
+	return &h2conn{in: make([]byte, h2ReadBuf), out: make([]byte, 0, 4096), streams: make([]h2stream, streams)}
 }
 
 // h2open begins a new connection: the preface, SETTINGS (no push, this client's stream window)
@@ -70,9 +71,7 @@ func (l *loop) h2open(c *loopConn) {
 	h.blockOf, h.active, h.nextID, h.ready, h.goaway = 0, 0, 1, false, false
 	h.limit, h.sendWin, h.peerInit, h.maxFrame, h.unacked = l.depth, h2wire.DefaultWindow, h2wire.DefaultWindow, h2wire.DefaultMaxFrame, 0
 	h.dec = h2wire.NewStatusDecoder() // a new connection starts with an empty dynamic table
-	for i := range h.streams {
-		h.streams[i].id = 0
-	}
+	// Every stream slot is free (id 0): the connection before this one closed each of its streams.
 	h.out = append(h.out, h2wire.Preface...)
 	h.out = h2wire.AppendSettings(h.out, false, h2wire.Setting{ID: h2wire.SettingEnablePush, Val: 0}, h2wire.Setting{ID: h2wire.SettingInitialWindowSize, Val: h2StreamWindow})
 	h.out = h2wire.AppendWindowUpdate(h.out, 0, h2ConnWindow-h2wire.DefaultWindow)
@@ -215,10 +214,7 @@ func (l *loop) h2read(c *loopConn) {
 		if !c.readable {
 			break
 		}
-		if h.r > 0 { // keep the partial frame at the start, so a whole one fits
-			h.w = copy(h.in, h.in[h.r:h.w])
-			h.r = 0
-		}
+		h.compact()
 		n, again, err := l.readInto(c, h.in[h.w:])
 		switch {
 		case again:
@@ -242,6 +238,20 @@ func (l *loop) h2read(c *loopConn) {
 		return
 	}
 	l.h2write(c, now)
+}
+
+// compact moves the unread bytes (a partial frame) to the start of the read buffer, and doubles
+// the buffer when they fill it, so that a whole frame fits.
+func (h *h2conn) compact() {
+	if h.r > 0 {
+		h.w = copy(h.in, h.in[h.r:h.w])
+		h.r = 0
+	}
+	if h.w == len(h.in) && len(h.in) < h2MaxRead {
+		in := make([]byte, 2*len(h.in))
+		copy(in, h.in[:h.w])
+		h.in = in
+	}
 }
 
 // h2frame handles one frame from the server.

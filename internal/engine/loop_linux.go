@@ -283,10 +283,11 @@ func (l *loop) setup() {
 	now := l.r.clock.Now()
 	for i := range l.conns {
 		c := &l.conns[i]
-		c.p.Init(initialParserBuf)
 		c.inflight.ring = make([]inflight, l.depth)
 		if cfg.HTTP2 {
 			c.h2 = newH2Conn(l.depth)
+		} else {
+			c.p.Init(initialParserBuf)
 		}
 		c.p.SetKeepBody(cfg.Expect.Body != nil)
 		if cfg.Timing != "" {

@@ -240,16 +240,16 @@ func (k *conn) headers(f *http2.HeadersFrame) bool {
 	}
 	switch {
 	case k.s.ResetEvery > 0 && k.arrived%k.s.ResetEvery == 0:
+		k.st.Resets.Add(1) // counted before the client can see it
 		k.fr.WriteRSTStream(id, k.s.ResetCode)
-		k.st.Resets.Add(1)
 		delete(k.open, id)
 	case f.StreamEnded():
 		go k.answer(id)
 	}
 	if k.s.GoAwayAfter > 0 && k.arrived == k.s.GoAwayAfter {
 		k.last = id
-		k.fr.WriteGoAway(id, http2.ErrCodeNo, nil)
 		k.st.GoAways.Add(1)
+		k.fr.WriteGoAway(id, http2.ErrCodeNo, nil)
 	}
 	return true
 }
@@ -325,7 +325,11 @@ func (k *conn) answer(id uint32) {
 			return
 		}
 		n := int(min(int64(len(k.body)-sent), k.connWin, k.streamWin[id], 16384))
-		if k.fr.WriteData(id, sent+n == len(k.body), k.body[sent:sent+n]) != nil {
+		last := sent+n == len(k.body)
+		if last {
+			k.st.Answered.Add(1) // counted before the client can see it
+		}
+		if k.fr.WriteData(id, last, k.body[sent:sent+n]) != nil {
 			return
 		}
 		sent += n
@@ -334,7 +338,6 @@ func (k *conn) answer(id uint32) {
 	}
 	delete(k.open, id)
 	delete(k.streamWin, id)
-	k.st.Answered.Add(1)
 	if k.last > 0 && len(k.open) == 0 {
 		k.c.Close() // after GOAWAY, once the streams it processes are answered
 	}
