@@ -34,6 +34,7 @@ type h2conn struct {
 	blockOf  uint32 // its stream, 0 when none
 	blockEnd bool   // its HEADERS frame ended the stream
 	streams  []h2stream
+	slotOf   []int32 // a stream's slot, by its sequence number (id/2) modulo len; see find
 	active   int
 	nextID   uint32
 	ready    bool // the server's first SETTINGS arrived: streams may open
@@ -60,20 +61,25 @@ type h2stream struct {
 }
 
 func newH2Conn(streams int) *h2conn {
-	return &h2conn{in: make([]byte, h2ReadBuf), out: make([]byte, 0, 4096), streams: make([]h2stream, streams)}
+	slots := 4
+	for slots < 4*streams {
+		slots *= 2
+	}
+	return &h2conn{in: make([]byte, h2ReadBuf), out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams), slotOf: make([]int32, slots)}
 }
 
-// h2open begins a new connection: the preface, SETTINGS (no push, this client's stream window)
-// and the connection's window raised, all written with the first streams.
+// h2open begins a new connection: the preface, SETTINGS (no push, no HPACK dynamic table, so
+// that every response's header block reads alone and without allocating; this client's stream
+// window) and the connection's window raised, all written with the first streams.
 func (l *loop) h2open(c *loopConn) {
 	h := c.h2
 	h.r, h.w, h.out, h.sent = 0, 0, h.out[:0], 0
 	h.blockOf, h.active, h.nextID, h.ready, h.goaway = 0, 0, 1, false, false
 	h.limit, h.sendWin, h.peerInit, h.maxFrame, h.unacked = l.depth, h2wire.DefaultWindow, h2wire.DefaultWindow, h2wire.DefaultMaxFrame, 0
-	h.dec = h2wire.NewStatusDecoder() // a new connection starts with an empty dynamic table
 	// Every stream slot is free (id 0): the connection before this one closed each of its streams.
 	h.out = append(h.out, h2wire.Preface...)
-	h.out = h2wire.AppendSettings(h.out, false, h2wire.Setting{ID: h2wire.SettingEnablePush, Val: 0}, h2wire.Setting{ID: h2wire.SettingInitialWindowSize, Val: h2StreamWindow})
+	h.out = h2wire.AppendSettings(h.out, false, h2wire.Setting{ID: h2wire.SettingHeaderTableSize, Val: 0},
+		h2wire.Setting{ID: h2wire.SettingEnablePush, Val: 0}, h2wire.Setting{ID: h2wire.SettingInitialWindowSize, Val: h2StreamWindow})
 	h.out = h2wire.AppendWindowUpdate(h.out, 0, h2ConnWindow-h2wire.DefaultWindow)
 	l.h2s.sent[h2wire.TypeSettings]++
 	l.h2s.sent[h2wire.TypeWindowUpdate]++
@@ -97,7 +103,7 @@ func (l *loop) h2write(c *loopConn, now time.Time) bool {
 // timed from now, when it is sent (from its intended start too in an open loop).
 func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
 	h := c.h2
-	s := h.free()
+	s := h.free(h.nextID)
 	q.sent = now
 	if c.pacer == nil {
 		q.intended = now
@@ -112,20 +118,27 @@ func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
 	l.h2s.sent[h2wire.TypeHeaders]++
 }
 
-// free returns a free stream slot; there is one, as active < limit <= len(streams).
-func (h *h2conn) free() *h2stream {
+// free returns a free stream slot for stream id, and notes it for find; there is one, as
+// active < limit <= len(streams).
+func (h *h2conn) free(id uint32) *h2stream {
 	for i := range h.streams {
 		if h.streams[i].id == 0 {
+			h.slotOf[(id/2)&uint32(len(h.slotOf)-1)] = int32(i)
 			return &h.streams[i]
 		}
 	}
 	panic("h2: no free stream slot") // a bug: active counts the slots in use
 }
 
-// find returns the open stream id, or nil.
+// find returns the open stream id, or nil. Its slot is noted by its sequence number, in a table
+// four times the streams open at once: only a stream that outlived four times as many later ones
+// finds its note overwritten, and is then searched for.
 func (h *h2conn) find(id uint32) *h2stream {
 	if id == 0 {
 		return nil
+	}
+	if s := &h.streams[h.slotOf[(id/2)&uint32(len(h.slotOf)-1)]]; s.id == id {
+		return s
 	}
 	for i := range h.streams {
 		if h.streams[i].id == id {
@@ -354,8 +367,8 @@ func (l *loop) h2data(c *loopConn, fh h2wire.Header, payload []byte) error {
 	return nil
 }
 
-// h2headers decodes a complete header block (always, to keep the decoder's table in step) and
-// gives its status to the stream; size is what its frames carried.
+// h2headers reads a complete header block's status (of streams this client ended too, to check
+// the block) and gives it to the stream; size is what its frames carried.
 func (l *loop) h2headers(c *loopConn, id uint32, block []byte, size int, end bool) error {
 	status, err := c.h2.dec.Decode(block)
 	if err != nil {

@@ -42,7 +42,8 @@ func TestFromHTTP1(t *testing.T) {
 	}
 }
 
-// encode returns the header block of fields as a server's encoder (with its dynamic table) makes it.
+// encode returns the header block of fields as a server's encoder makes it for a client that set
+// SETTINGS_HEADER_TABLE_SIZE 0.
 func encode(enc *hpack.Encoder, buf *bytes.Buffer, fields ...hpack.HeaderField) []byte {
 	buf.Reset()
 	for _, f := range fields {
@@ -51,18 +52,24 @@ func encode(enc *hpack.Encoder, buf *bytes.Buffer, fields ...hpack.HeaderField) 
 	return append([]byte(nil), buf.Bytes()...)
 }
 
+func noTableEncoder(buf *bytes.Buffer) *hpack.Encoder {
+	enc := hpack.NewEncoder(buf)
+	enc.SetMaxDynamicTableSizeLimit(0)
+	return enc
+}
+
 func TestStatusDecoder(t *testing.T) {
 	var buf bytes.Buffer
-	enc := hpack.NewEncoder(&buf)
+	enc := noTableEncoder(&buf)
 	s := NewStatusDecoder()
 	for i, tc := range []struct {
 		fields []hpack.HeaderField
 		want   int
 	}{
+		{[]hpack.HeaderField{{Name: ":status", Value: "200"}, {Name: "server", Value: "x"}}, 200}, // opens with a table size update
 		{[]hpack.HeaderField{{Name: ":status", Value: "200"}, {Name: "server", Value: "x"}}, 200},
-		{[]hpack.HeaderField{{Name: ":status", Value: "200"}, {Name: "server", Value: "x"}}, 200}, // server now from the dynamic table
-		{[]hpack.HeaderField{{Name: ":status", Value: "302"}, {Name: "location", Value: "/y"}}, 302},
-		{[]hpack.HeaderField{{Name: ":status", Value: "302"}}, 302}, // from the dynamic table
+		{[]hpack.HeaderField{{Name: "server", Value: "x"}, {Name: ":status", Value: "302"}, {Name: "location", Value: "/y"}}, 302}, // Huffman-coded literal
+		{[]hpack.HeaderField{{Name: ":status", Value: "302", Sensitive: true}}, 302},
 		{[]hpack.HeaderField{{Name: ":status", Value: "404"}}, 404},
 		{[]hpack.HeaderField{{Name: "grpc-status", Value: "0"}}, 0}, // trailers
 	} {
@@ -71,19 +78,23 @@ func TestStatusDecoder(t *testing.T) {
 			t.Errorf("block %d: status %d, err %v; want %d", i, got, err, tc.want)
 		}
 	}
-	if _, err := s.Decode([]byte{0xff, 0xff, 0xff}); err == nil {
-		t.Error("a malformed block was accepted")
+	for _, bad := range [][]byte{{0xbe}, {0x40 | 0x3f, 0x10}, {0x48, 0x85}, {0x48, 0x03, 'x', '2', '0'}, {0xff, 0xff, 0xff}} {
+		if st, err := s.Decode(bad); err == nil {
+			t.Errorf("block % x: status %d accepted; want an error (a dynamic reference, a truncated or malformed field)", bad, st)
+		}
 	}
 }
 
-// TestStatusDecoderAllocs checks the usual response, a static :status and literals the server
-// does not index, decodes without allocating.
+// TestStatusDecoderAllocs checks a block as nginx sends it, every header a literal "with
+// incremental indexing", decodes without allocating.
 func TestStatusDecoderAllocs(t *testing.T) {
 	var buf bytes.Buffer
-	enc := hpack.NewEncoder(&buf)
+	enc := noTableEncoder(&buf)
 	block := encode(enc, &buf, hpack.HeaderField{Name: ":status", Value: "200"},
-		hpack.HeaderField{Name: "date", Value: "Fri, 27 Nov 2026 10:00:00 GMT", Sensitive: true},
-		hpack.HeaderField{Name: "content-length", Value: "12", Sensitive: true})
+		hpack.HeaderField{Name: "server", Value: "nginx/1.22.1"},
+		hpack.HeaderField{Name: "date", Value: "Fri, 27 Nov 2026 10:00:00 GMT"},
+		hpack.HeaderField{Name: "content-type", Value: "text/plain"},
+		hpack.HeaderField{Name: "content-length", Value: "12"})
 	s := NewStatusDecoder()
 	if n := testing.AllocsPerRun(100, func() {
 		if st, err := s.Decode(block); st != 200 || err != nil {

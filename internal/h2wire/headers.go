@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"golang.org/x/net/http2/hpack"
@@ -75,51 +74,146 @@ func contains(xs []string, x string) bool {
 // staticStatus is the :status of the static table's entries 8 to 14 (RFC 7541 Appendix A).
 var staticStatus = [...]int{200, 204, 206, 304, 400, 404, 500}
 
-// StatusDecoder decodes the header blocks of one connection's responses, keeping its dynamic
-// table, and returns their :status. A block that begins with an indexed :status from the static
-// table (a server's usual first byte, 0x88 for 200) is decoded with emitting off, so no string is
-// made and nothing is allocated unless the server adds to the dynamic table; any other block is
-// decoded in full.
+// staticEntries is the size of HPACK's static table; indices above it name dynamic entries.
+const staticEntries = 61
+
+// errDynamic is a block that refers to the dynamic table this client set to no size.
+var errDynamic = errors.New("the server referred to its HPACK dynamic table, which this client's SETTINGS_HEADER_TABLE_SIZE 0 forbids")
+
+// StatusDecoder reads the :status of response header blocks sent to a client that set
+// SETTINGS_HEADER_TABLE_SIZE to 0 (as the engine does), so that no block can refer to an
+// earlier one: it walks the block's representations (RFC 7541 §6), skipping every name and value
+// without decoding them, and decodes only a literal :status (Huffman-coded values through x/net's
+// hpack). A block costs no allocation, however the server codes its headers (nginx sends each of
+// them as a literal "with incremental indexing", which a full decoder would copy into its table).
 type StatusDecoder struct {
-	d      *hpack.Decoder
-	status int
-	err    error
+	buf bytes.Buffer // a Huffman-coded :status value, decoded
 }
 
-// NewStatusDecoder returns a decoder with the default 4,096-byte dynamic table.
-func NewStatusDecoder() *StatusDecoder {
-	s := &StatusDecoder{}
-	s.d = hpack.NewDecoder(4096, s.emit)
-	s.d.SetMaxStringLength(64 << 10)
-	return s
-}
+// NewStatusDecoder returns a decoder.
+func NewStatusDecoder() *StatusDecoder { return &StatusDecoder{} }
 
-func (s *StatusDecoder) emit(f hpack.HeaderField) {
-	if f.Name != ":status" || s.status != 0 {
-		return
-	}
-	n, err := strconv.Atoi(f.Value)
-	if err != nil || n < 100 || n > 999 {
-		s.err = fmt.Errorf("malformed :status %q", f.Value)
-		return
-	}
-	s.status = n
-}
-
-// Decode decodes one complete header block and returns its :status, 0 when it has none (as
+// Decode reads one complete header block and returns its :status, 0 when it has none (as
 // trailers have not).
-func (s *StatusDecoder) Decode(block []byte) (int, error) {
-	s.status, s.err = 0, nil
-	quick := len(block) > 0 && block[0] >= 0x88 && block[0] <= 0x8e
-	if quick {
-		s.status = staticStatus[block[0]-0x88]
+func (s *StatusDecoder) Decode(block []byte) (status int, err error) {
+	for len(block) > 0 {
+		b := block[0]
+		var idx uint64
+		switch {
+		case b&0x80 != 0: // indexed field
+			if idx, block, err = varint(block, 7); err != nil {
+				return 0, err
+			}
+			if idx > staticEntries {
+				return 0, errDynamic
+			}
+			if idx >= 8 && idx <= 14 && status == 0 {
+				status = staticStatus[idx-8]
+			}
+			continue
+		case b&0xe0 == 0x20: // dynamic table size update
+			if _, block, err = varint(block, 5); err != nil {
+				return 0, err
+			}
+			continue
+		case b&0xc0 == 0x40: // literal with incremental indexing
+			idx, block, err = varint(block, 6)
+		default: // literal without indexing, or never indexed
+			idx, block, err = varint(block, 4)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if idx > staticEntries {
+			return 0, errDynamic
+		}
+		var name, value []byte
+		var nameHuff, valueHuff bool
+		if idx == 0 {
+			if name, nameHuff, block, err = str(block); err != nil {
+				return 0, err
+			}
+		}
+		if value, valueHuff, block, err = str(block); err != nil {
+			return 0, err
+		}
+		if status == 0 && (idx >= 8 && idx <= 14 || idx == 0 && s.is(name, nameHuff, ":status")) {
+			if status, err = s.status(value, valueHuff); err != nil {
+				return 0, err
+			}
+		}
 	}
-	s.d.SetEmitEnabled(!quick)
-	if _, err := s.d.Write(block); err != nil {
-		return 0, err
+	return status, nil
+}
+
+// is reports whether a literal name, Huffman-coded or not, is want.
+func (s *StatusDecoder) is(name []byte, huff bool, want string) bool {
+	if !huff {
+		return string(name) == want
 	}
-	if err := s.d.Close(); err != nil {
-		return 0, err
+	s.buf.Reset()
+	_, err := hpack.HuffmanDecode(&s.buf, name)
+	return err == nil && s.buf.String() == want
+}
+
+// status parses a literal :status value.
+func (s *StatusDecoder) status(v []byte, huff bool) (int, error) {
+	if huff {
+		s.buf.Reset()
+		if _, err := hpack.HuffmanDecode(&s.buf, v); err != nil {
+			return 0, err
+		}
+		v = s.buf.Bytes()
 	}
-	return s.status, s.err
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("malformed :status %q", v)
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(v) != 3 || n < 100 {
+		return 0, fmt.Errorf("malformed :status %q", v)
+	}
+	return n, nil
+}
+
+var errTruncated = errors.New("truncated header block")
+
+// varint reads an HPACK integer with an n-bit prefix (RFC 7541 §5.1).
+func varint(b []byte, n uint) (uint64, []byte, error) {
+	mask := uint64(1)<<n - 1
+	v := uint64(b[0]) & mask
+	b = b[1:]
+	if v < mask {
+		return v, b, nil
+	}
+	for shift := uint(0); len(b) > 0; shift += 7 {
+		if shift > 56 {
+			return 0, nil, errors.New("HPACK integer too large")
+		}
+		c := b[0]
+		b = b[1:]
+		v += uint64(c&0x7f) << shift
+		if c&0x80 == 0 {
+			return v, b, nil
+		}
+	}
+	return 0, nil, errTruncated
+}
+
+// str reads an HPACK string literal (RFC 7541 §5.2) without decoding it.
+func str(b []byte) (s []byte, huff bool, rest []byte, err error) {
+	if len(b) == 0 {
+		return nil, false, nil, errTruncated
+	}
+	huff = b[0]&0x80 != 0
+	n, b, err := varint(b, 7)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if uint64(len(b)) < n {
+		return nil, false, nil, errTruncated
+	}
+	return b[:n], huff, b[n:], nil
 }

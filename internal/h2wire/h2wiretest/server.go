@@ -190,6 +190,9 @@ func (k *conn) frame(f http2.Frame) bool {
 			}
 			return true
 		}
+		if v, ok := f.Value(http2.SettingHeaderTableSize); ok {
+			k.enc.SetMaxDynamicTableSizeLimit(v)
+		}
 		if v, ok := f.Value(http2.SettingInitialWindowSize); ok {
 			delta := int64(v) - k.initWin
 			k.initWin = int64(v)
