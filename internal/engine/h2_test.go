@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/http2"
 
@@ -116,5 +117,17 @@ func TestH2SettingsChangeMidRun(t *testing.T) {
 	}
 	if res.HTTP2.StreamsAllowed != 4 || res.HTTP2.FramesSent["ping"] != 1 {
 		t.Errorf("http2 section %+v; want streams capped to 4 and one PING answered", res.HTTP2)
+	}
+}
+
+// TestH2StreamTimeout leaves every tenth stream unanswered: each is a timeout, reset (CANCEL) by
+// the client, and the connection carries on.
+func TestH2StreamTimeout(t *testing.T) {
+	url, st := h2wiretest.Start(t, h2wiretest.Script{StallEvery: 10})
+	res := h2run(t, url, 1, 4, 100, func(c *Config) { c.Timeout = 200 * time.Millisecond })
+	noViolations(t, st)
+	if res.Errors[ErrTimeout] != 10 || res.Succeeded != 90 || st.Conns.Load() != 1 || st.ClientResets.Load() != 10 || res.HTTP2.FramesSent["rst_stream"] != 10 {
+		t.Fatalf("timeouts %d, succeeded %d, %d connections, server got %d RST_STREAMs; want 10, 90, 1, 10 (errors %v)",
+			res.Errors[ErrTimeout], res.Succeeded, st.Conns.Load(), st.ClientResets.Load(), res.Errors)
 	}
 }

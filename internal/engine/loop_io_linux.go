@@ -22,6 +22,9 @@ func (l *loop) fill(c *loopConn, now time.Time) {
 	}
 	switch {
 	case l.inFlight(c) == 0 && c.done:
+		if c.h2 != nil && c.phase == phOpen { // what it still owes the server (a RST_STREAM), once, whatever comes of it
+			retry(unix.SYS_WRITE, c.fd, c.h2.out[c.h2.sent:])
+		}
 		l.finish(c)
 	case c.phase == phOpen && c.h2 != nil:
 		l.h2write(c, now)

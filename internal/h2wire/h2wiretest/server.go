@@ -29,6 +29,7 @@ type Script struct {
 	Body          int    // response body bytes; 0 answers "Hello world!"
 	ResetEvery    int    // every n-th stream of a connection is reset with ResetCode instead of answered
 	ResetCode     http2.ErrCode
+	StallEvery    int // every n-th stream of a connection is never answered
 	// GoAwayAfter sends GOAWAY once n streams of a connection arrived, naming the n-th as the
 	// last it processes; streams above it are not answered, and the connection closes when those
 	// at or below it are.
@@ -44,6 +45,7 @@ type Script struct {
 type Stats struct {
 	Conns, Streams, Answered, Resets, GoAways atomic.Int64
 	SettingsAcks, PingAcks                    atomic.Int64 // acknowledgements received
+	ClientResets                              atomic.Int64 // RST_STREAM received
 	WindowUpdates                             atomic.Int64 // received
 	MaxOpen                                   atomic.Int64 // most streams open at once on a connection
 	mu                                        sync.Mutex
@@ -218,6 +220,7 @@ func (k *conn) frame(f http2.Frame) bool {
 	case *http2.DataFrame:
 		k.data(f)
 	case *http2.RSTStreamFrame:
+		k.st.ClientResets.Add(1)
 		delete(k.open, f.StreamID)
 	}
 	return true
@@ -246,6 +249,7 @@ func (k *conn) headers(f *http2.HeadersFrame) bool {
 		k.st.Resets.Add(1) // counted before the client can see it
 		k.fr.WriteRSTStream(id, k.s.ResetCode)
 		delete(k.open, id)
+	case k.s.StallEvery > 0 && k.arrived%k.s.StallEvery == 0:
 	case f.StreamEnded():
 		go k.answer(id)
 	}
