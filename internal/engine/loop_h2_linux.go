@@ -48,17 +48,21 @@ type h2conn struct {
 	hdr      [h2wire.HeaderLen]byte
 }
 
-// h2stream is one open stream and the request it carries; id 0 marks a free slot.
+// h2stream is one open stream and the request it carries; id 0 marks a free slot. Its fields
+// are sized to keep a connection of 100 streams small.
 type h2stream struct {
-	id       uint32
 	q        inflight
-	status   int
 	read     int64 // bytes of its frames received
 	bodyLen  int64
-	unacked  int64 // its DATA bytes not yet granted back
 	win      int64 // its send window
-	bodySent int
+	id       uint32
+	status   int32
+	unacked  int32 // its DATA bytes not yet granted back (below h2StreamWindow)
+	bodySent int32
 }
+
+// errNoStatus ends a stream that ended without a response status.
+var errNoStatus = errors.New("h2: a stream ended without a response status")
 
 func newH2Conn(streams int) *h2conn {
 	slots := 4
@@ -104,9 +108,9 @@ func (l *loop) h2write(c *loopConn, now time.Time) bool {
 func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
 	h := c.h2
 	s := h.free(h.nextID)
-	q.sent = now
+	q.sent = l.ns(now)
 	if c.pacer == nil {
-		q.intended = now
+		q.intended = q.sent
 	}
 	*s = h2stream{id: h.nextID, q: q, win: h.peerInit}
 	h.nextID += 2
@@ -159,15 +163,16 @@ func (l *loop) h2bodies(c *loopConn) {
 	h, body := c.h2, l.r.h2r.body
 	for i := range h.streams {
 		s := &h.streams[i]
-		for s.id != 0 && s.bodySent < len(body) && h.sendWin > 0 && s.win > 0 {
-			n := int(min(int64(len(body)-s.bodySent), h.sendWin, s.win, int64(h.maxFrame)))
+		for s.id != 0 && int(s.bodySent) < len(body) && h.sendWin > 0 && s.win > 0 {
+			at := int(s.bodySent)
+			n := int(min(int64(len(body)-at), h.sendWin, s.win, int64(h.maxFrame)))
 			var flags uint8
-			if s.bodySent+n == len(body) {
+			if at+n == len(body) {
 				flags = h2wire.FlagEndStream
 			}
 			h.out = h2wire.AppendHeader(h.out, h2wire.Header{Length: uint32(n), Type: h2wire.TypeData, Flags: flags, Stream: s.id})
-			h.out = append(h.out, body[s.bodySent:s.bodySent+n]...)
-			s.bodySent += n
+			h.out = append(h.out, body[at:at+n]...)
+			s.bodySent += int32(n)
 			h.sendWin -= int64(n)
 			s.win -= int64(n)
 			l.h2s.sent[h2wire.TypeData]++
@@ -359,7 +364,7 @@ func (l *loop) h2data(c *loopConn, fh h2wire.Header, payload []byte) error {
 		l.h2done(c, s)
 		return nil
 	}
-	if s.unacked += n; s.unacked >= h2StreamWindow/2 {
+	if s.unacked += int32(n); s.unacked >= h2StreamWindow/2 {
 		h.out = h2wire.AppendWindowUpdate(h.out, s.id, uint32(s.unacked))
 		l.h2s.sent[h2wire.TypeWindowUpdate]++
 		s.unacked = 0
@@ -380,7 +385,7 @@ func (l *loop) h2headers(c *loopConn, id uint32, block []byte, size int, end boo
 	}
 	s.read += h2wire.HeaderLen + int64(size)
 	if s.status == 0 && (status >= 200 || status == 101) {
-		s.status = status
+		s.status = int32(status)
 	}
 	if end {
 		l.h2done(c, s)
@@ -391,12 +396,14 @@ func (l *loop) h2headers(c *loopConn, id uint32, block []byte, size int, end boo
 // h2done ends a stream the server ended: a response, or a read error when it had no status.
 func (l *loop) h2done(c *loopConn, s *h2stream) {
 	now := l.r.clock.Now()
-	o := outcome{intended: s.q.intended, sent: s.q.sent, done: answeredAt(c, s.q.sent, now), counted: s.q.counted}
+	var resp httpload.Response
+	var err error
 	if s.status == 0 {
-		o.err = httpload.Fail(errors.New("h2: a stream ended without a response status"))
+		err = httpload.Fail(errNoStatus)
 	} else {
-		o.resp = httpload.Response{Status: s.status, KeepAlive: true, Read: s.read, BodyLen: s.bodyLen}
+		resp = httpload.Response{Status: int(s.status), KeepAlive: true, Read: s.read, BodyLen: s.bodyLen}
 	}
+	o := l.outcome(s.q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(s.q.sent)), now))
 	if _, answered := l.r.account(l.g, o); answered {
 		c.answered++
 	} else {
@@ -412,7 +419,7 @@ func (l *loop) h2reset(c *loopConn, id, code uint32) {
 	if s == nil {
 		return
 	}
-	l.r.account(l.g, outcome{err: errReset, intended: s.q.intended, sent: s.q.sent, done: l.r.clock.Now(), counted: s.q.counted})
+	l.r.account(l.g, l.outcome(s.q, httpload.Response{}, errReset, l.r.clock.Now()))
 	c.unanswered++
 	c.h2.close(s)
 }
@@ -489,19 +496,19 @@ func (l *loop) h2expire(c *loopConn, now time.Time) (next int64, ok bool) {
 		if s.id == 0 {
 			continue
 		}
-		deadline := int64(s.q.sent.Sub(l.r.start)) + timeout
+		deadline := s.q.sent + timeout
 		if at < deadline {
 			next = min(next, deadline)
 			continue
 		}
-		l.r.account(l.g, outcome{err: errLoopTimeout, intended: s.q.intended, sent: s.q.sent, done: now, counted: s.q.counted})
+		l.r.account(l.g, l.outcome(s.q, httpload.Response{}, errLoopTimeout, now))
 		c.unanswered++
 		h.out = h2wire.AppendRSTStream(h.out, s.id, h2wire.CodeCancel)
 		l.h2s.sent[h2wire.TypeRSTStream]++
 		h.close(s)
 	}
 	if c.inflight.n > 0 {
-		deadline := int64(c.inflight.at(0).sent.Sub(l.r.start)) + timeout
+		deadline := c.inflight.at(0).sent + timeout
 		if at >= deadline {
 			return next, false
 		}
@@ -521,7 +528,7 @@ func (l *loop) h2broken(c *loopConn, err error, now time.Time) {
 		q, ok = c.inflight.pop(), true
 	}
 	if ok {
-		l.r.account(l.g, outcome{err: err, intended: q.intended, sent: q.sent, done: now, counted: q.counted})
+		l.r.account(l.g, l.outcome(q, httpload.Response{}, err, now))
 		c.unanswered++
 	}
 }
@@ -533,7 +540,7 @@ func (l *loop) h2abandon(c *loopConn, now time.Time) {
 	for i := range h.streams {
 		s := &h.streams[i]
 		if s.id != 0 {
-			l.r.account(l.g, outcome{err: errInFlight, intended: s.q.intended, sent: s.q.sent, done: now, counted: s.q.counted})
+			l.r.account(l.g, l.outcome(s.q, httpload.Response{}, errInFlight, now))
 			c.unanswered++
 			h.close(s)
 		}
@@ -545,7 +552,7 @@ func (l *loop) h2abandon(c *loopConn, now time.Time) {
 func (h *h2conn) oldest() *h2stream {
 	var o *h2stream
 	for i := range h.streams {
-		if s := &h.streams[i]; s.id != 0 && (o == nil || s.q.sent.Before(o.q.sent)) {
+		if s := &h.streams[i]; s.id != 0 && (o == nil || s.q.sent < o.q.sent) {
 			o = s
 		}
 	}

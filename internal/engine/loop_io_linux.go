@@ -61,7 +61,7 @@ func (l *loop) next(c *loopConn, now time.Time) bool {
 			return false
 		}
 		c.pacer.n++
-		l.push(c, inflight{intended: intended, sent: now, counted: !intended.Before(r.measure)})
+		l.push(c, inflight{intended: l.ns(intended), sent: l.ns(now), counted: !intended.Before(r.measure)})
 		return true
 	}
 	if !now.Before(r.end) {
@@ -76,7 +76,7 @@ func (l *loop) next(c *loopConn, now time.Time) bool {
 		}
 		l.tickets--
 	}
-	l.push(c, inflight{intended: now, sent: now, counted: counted})
+	l.push(c, inflight{intended: l.ns(now), sent: l.ns(now), counted: counted})
 	return true
 }
 
@@ -85,7 +85,7 @@ func (l *loop) push(c *loopConn, q inflight) {
 	if c.inflight.n == 0 {
 		c.p.Begin(l.head)
 		if c.phase == phOpen {
-			l.dueBy(c, int64(q.sent.Sub(l.r.start)+l.r.cfg.Timeout))
+			l.dueBy(c, q.sent+int64(l.r.cfg.Timeout))
 		}
 	}
 	c.inflight.push(q)
@@ -143,7 +143,7 @@ func (l *loop) connected(c *loopConn) {
 		l.h2open(c)
 	}
 	for i := 0; i < c.inflight.n; i++ {
-		c.inflight.at(i).sent = now
+		c.inflight.at(i).sent = l.ns(now)
 	}
 	if c.inflight.n > 0 {
 		l.dueBy(c, int64(now.Sub(l.r.start)+l.r.cfg.Timeout))
@@ -156,7 +156,7 @@ func (l *loop) connected(c *loopConn) {
 func (l *loop) connectFailed(c *loopConn, now time.Time) {
 	for c.inflight.n > 0 {
 		q := c.inflight.pop()
-		l.r.fail(l.g, q.counted, q.intended, classIndex(ErrConnect))
+		l.r.fail(l.g, q.counted, l.r.start.Add(time.Duration(q.intended)), classIndex(ErrConnect))
 	}
 	c.unsent, c.wrote = 0, 0
 	c.phase = phPause
@@ -278,7 +278,7 @@ func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	now := l.r.clock.Now()
 	q := c.inflight.pop()
 	c.unsent = min(c.unsent, c.inflight.n)
-	keep, answered := l.r.account(l.g, outcome{resp: resp, err: err, intended: q.intended, sent: q.sent, done: answeredAt(c, q.sent, now), counted: q.counted})
+	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(q.sent)), now)))
 	if answered {
 		c.answered++
 	} else {
@@ -302,7 +302,7 @@ func (l *loop) broken(c *loopConn, err error, now time.Time) {
 		l.h2broken(c, err, now)
 	} else if c.inflight.n > 0 {
 		q := c.inflight.pop()
-		l.r.account(l.g, outcome{err: err, intended: q.intended, sent: q.sent, done: now, counted: q.counted})
+		l.r.account(l.g, l.outcome(q, httpload.Response{}, err, now))
 		c.unanswered++
 	}
 	l.abandon(c, now)
@@ -319,7 +319,7 @@ func (l *loop) abandon(c *loopConn, now time.Time) {
 	}
 	for c.inflight.n > 0 {
 		q := c.inflight.pop()
-		l.r.account(l.g, outcome{err: errInFlight, intended: q.intended, sent: q.sent, done: now, counted: q.counted})
+		l.r.account(l.g, l.outcome(q, httpload.Response{}, errInFlight, now))
 		c.unanswered++
 	}
 	c.unsent, c.wrote = 0, 0
