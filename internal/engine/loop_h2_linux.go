@@ -17,16 +17,14 @@ import (
 const (
 	h2StreamWindow = 256 << 10
 	h2ConnWindow   = 1 << 20
-	h2ReadBuf      = 8 << 10  // a connection's first read buffer; it grows when full, as far as h2MaxRead
-	h2MaxRead      = 32 << 10 // holds a frame of the largest size this client accepts (16 KiB), and more
+	h2ReadBuf      = 32 << 10 // a loop's read buffer: holds a frame of the largest size this client accepts (16 KiB), and more
 )
 
 // h2conn is an HTTP/2 connection's state in the event loop. The connection's requests waiting
 // for a stream (before the server's SETTINGS, beyond its limit, or retried after a GOAWAY) stay
 // in loopConn.inflight; those on a stream are in streams.
 type h2conn struct {
-	in       []byte // read buffer: unread frames are in[r:w]
-	r, w     int
+	tail     []byte // the start of a frame the last read left incomplete (see h2read)
 	out      []byte // frames to write; out[sent:] are not written yet
 	sent     int
 	dec      *h2wire.StatusDecoder
@@ -66,10 +64,10 @@ var errNoStatus = errors.New("h2: a stream ended without a response status")
 
 func newH2Conn(streams int) *h2conn {
 	slots := 4
-	for slots < 4*streams {
+	for slots < 2*streams {
 		slots *= 2
 	}
-	return &h2conn{in: make([]byte, h2ReadBuf), out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams), slotOf: make([]int32, slots)}
+	return &h2conn{out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams), slotOf: make([]int32, slots)}
 }
 
 // h2open begins a new connection: the preface, SETTINGS (no push, no HPACK dynamic table, so
@@ -77,7 +75,7 @@ func newH2Conn(streams int) *h2conn {
 // window) and the connection's window raised, all written with the first streams.
 func (l *loop) h2open(c *loopConn) {
 	h := c.h2
-	h.r, h.w, h.out, h.sent = 0, 0, h.out[:0], 0
+	h.tail, h.out, h.sent = h.tail[:0], h.out[:0], 0
 	h.blockOf, h.active, h.nextID, h.ready, h.goaway = 0, 0, 1, false, false
 	h.limit, h.sendWin, h.peerInit, h.maxFrame, h.unacked = l.depth, h2wire.DefaultWindow, h2wire.DefaultWindow, h2wire.DefaultMaxFrame, 0
 	// Every stream slot is free (id 0): the connection before this one closed each of its streams.
@@ -135,8 +133,8 @@ func (h *h2conn) free(id uint32) *h2stream {
 }
 
 // find returns the open stream id, or nil. Its slot is noted by its sequence number, in a table
-// four times the streams open at once: only a stream that outlived four times as many later ones
-// finds its note overwritten, and is then searched for.
+// twice the streams open at once or more: only a stream that outlived as many later ones finds
+// its note overwritten, and is then searched for.
 func (h *h2conn) find(id uint32) *h2stream {
 	if id == 0 {
 		return nil
@@ -203,22 +201,25 @@ func (l *loop) h2flush(c *loopConn) bool {
 var errH2EOF = errors.New("the server closed the connection with streams open")
 
 // h2read reads and handles whole frames while the socket has bytes, then opens the streams that
-// may follow and writes what is pending.
+// may follow and writes what is pending. It reads into the loop's buffer, which every connection
+// shares (one at a time): only the start of a frame a read left incomplete is kept, in the
+// connection's tail, and put back in front of the next read.
 func (l *loop) h2read(c *loopConn) {
-	h := c.h2
+	h, buf := c.h2, l.h2in
+	r, w := 0, copy(buf, h.tail)
 	for {
-		for h.w-h.r >= h2wire.HeaderLen {
-			fh := h2wire.ParseHeader(h.in[h.r:])
+		for w-r >= h2wire.HeaderLen {
+			fh := h2wire.ParseHeader(buf[r:])
 			if fh.Length > h2wire.DefaultMaxFrame {
 				l.broken(c, httpload.Fail(fmt.Errorf("h2: a %d-byte frame, above the %d this client accepts", fh.Length, h2wire.DefaultMaxFrame)), l.r.clock.Now())
 				return
 			}
-			end := h.r + h2wire.HeaderLen + int(fh.Length)
-			if end > h.w {
+			end := r + h2wire.HeaderLen + int(fh.Length)
+			if end > w {
 				break
 			}
-			payload := h.in[h.r+h2wire.HeaderLen : end]
-			h.r = end
+			payload := buf[r+h2wire.HeaderLen : end]
+			r = end
 			if err := l.h2frame(c, fh, payload); err != nil {
 				l.broken(c, httpload.Fail(err), l.r.clock.Now())
 				return
@@ -232,8 +233,11 @@ func (l *loop) h2read(c *loopConn) {
 		if !c.readable {
 			break
 		}
-		h.compact()
-		n, again, err := l.readInto(c, h.in[h.w:])
+		if r > 0 { // the incomplete frame to the front, so that the whole of it fits
+			w = copy(buf, buf[r:w])
+			r = 0
+		}
+		n, again, err := l.readInto(c, buf[w:])
 		switch {
 		case again:
 			c.readable = false
@@ -244,32 +248,19 @@ func (l *loop) h2read(c *loopConn) {
 			l.broken(c, httpload.Fail(errH2EOF), l.r.clock.Now())
 			return
 		default:
-			h.w += n
-			if h.w < len(h.in) && !c.hup {
+			w += n
+			if w < len(buf) && !c.hup {
 				c.readable = false
 			}
 		}
 	}
+	h.tail = append(h.tail[:0], buf[r:w]...)
 	now := l.r.clock.Now()
 	if l.inFlight(c) < l.depth {
 		l.fill(c, now)
 		return
 	}
 	l.h2write(c, now)
-}
-
-// compact moves the unread bytes (a partial frame) to the start of the read buffer, and doubles
-// the buffer when they fill it, so that a whole frame fits.
-func (h *h2conn) compact() {
-	if h.r > 0 {
-		h.w = copy(h.in, h.in[h.r:h.w])
-		h.r = 0
-	}
-	if h.w == len(h.in) && len(h.in) < h2MaxRead {
-		in := make([]byte, 2*len(h.in))
-		copy(in, h.in[:h.w])
-		h.in = in
-	}
 }
 
 // h2frame handles one frame from the server.

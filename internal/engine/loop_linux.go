@@ -104,6 +104,7 @@ type loop struct {
 	depth   int     // requests a connection keeps in flight (Config.Pipeline)
 	batch   []byte  // depth copies of the request, so that queued requests go out in one write
 	h2s     h2stats // what the loop's HTTP/2 connections exchanged
+	h2in    []byte  // the read buffer its HTTP/2 connections share, one at a time (h2read)
 	// noPwait2 is set once epoll_pwait2 answered ENOSYS (a kernel before 5.11).
 	noPwait2 bool
 	// co is set when the loop coalesces its wake-ups (open loop, high rate: see coalesces).
@@ -294,6 +295,9 @@ func (l *loop) setup() {
 		c.inflight.ring = make([]inflight, l.depth)
 		if cfg.HTTP2 {
 			c.h2 = newH2Conn(l.depth)
+			if l.h2in == nil {
+				l.h2in = make([]byte, h2ReadBuf)
+			}
 		} else {
 			c.p.Init(initialParserBuf)
 		}
