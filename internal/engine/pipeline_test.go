@@ -194,3 +194,21 @@ func TestValidatePipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestShortRunHasItsDuration runs -n so fast (pipelined, against the project's own server) that
+// the load may finish before the warm-up timer fires or the first tick: the measured phase still
+// has its length and the rate its value.
+func TestShortRunHasItsDuration(t *testing.T) {
+	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error { return rawhttp.Serve(ctx, ln, helloRaw) })
+	for i := 0; i < 5; i++ {
+		cfg := pipelined(t, url+"/", 16)
+		cfg.Requests = 200
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Succeeded != 200 || res.Elapsed <= 0 || res.Start.IsZero() {
+			t.Fatalf("run %d: %d succeeded in %v from %v; want 200 in a measured phase of some length", i, res.Succeeded, res.Elapsed, res.Start)
+		}
+	}
+}

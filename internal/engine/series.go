@@ -24,9 +24,12 @@ func newTicker(r *run) *ticker {
 }
 
 // begin marks the start of the measured phase.
-func (t *ticker) begin() {
-	t.began = time.Now()
-	t.last = t.began
+func (t *ticker) begin() { t.beginAt(time.Now()) }
+
+// beginAt marks the start of the measured phase at at.
+func (t *ticker) beginAt(at time.Time) {
+	t.began = at
+	t.last = at
 }
 
 // tick closes one interval: it appends a point and calls OnSecond.
@@ -143,7 +146,11 @@ func (r *run) collect(t *ticker) *Result {
 		res.HTTP2 = h2.record(&r.cfg)
 	}
 	res.Start = t.began
-	if !t.began.IsZero() {
+	switch {
+	case t.began.IsZero():
+	case len(t.points) == 0: // over before the last partial second was worth a point
+		res.Elapsed = time.Since(t.began)
+	default:
 		res.Elapsed = t.last.Sub(t.began)
 	}
 	return res
