@@ -93,6 +93,11 @@ func (l *loop) h2open(c *loopConn) {
 func (l *loop) h2write(c *loopConn, now time.Time) bool {
 	h := c.h2
 	for c.inflight.n > 0 && h.ready && !h.goaway && h.active < h.limit && h.nextID < 1<<31 {
+		// A connection's first streams (100 HEADERS frames, 5 KB) go out in writes of the write
+		// buffer's size rather than growing it, which would cost every connection its memory.
+		if len(h.out)+len(l.r.h2r.headers) > cap(h.out) && h.sent == 0 && len(h.out) > 0 && !l.h2flush(c) {
+			return false
+		}
 		l.h2start(c, c.inflight.pop(), now)
 	}
 	if len(l.r.h2r.body) > 0 {
