@@ -131,3 +131,20 @@ func TestH2StreamTimeout(t *testing.T) {
 			res.Errors[ErrTimeout], res.Succeeded, st.Conns.Load(), st.ClientResets.Load(), res.Errors)
 	}
 }
+
+// TestH2OpenLoop runs a drained open loop over h2c: every intended start of the measured second
+// is sent on a stream and counted once, timed from its intended start.
+func TestH2OpenLoop(t *testing.T) {
+	url, st := h2wiretest.Start(t, h2wiretest.Script{})
+	cfg := config(t, EngineLoop, url)
+	cfg.Connections, cfg.Threads, cfg.HTTP2, cfg.Streams = 2, 1, true, 4
+	cfg.Rate, cfg.Duration, cfg.Drain = 400, time.Second, true
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noViolations(t, st)
+	if res.Succeeded != 400 || st.Answered.Load() != 400 || res.Uncorrected == nil || res.Lag.Count() != 400 {
+		t.Fatalf("succeeded %d, server answered %d, errors %v; want the 400 intended starts of the second, each answered once", res.Succeeded, st.Answered.Load(), res.Errors)
+	}
+}
