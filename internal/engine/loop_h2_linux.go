@@ -261,7 +261,7 @@ func (l *loop) h2read(c *loopConn) {
 	}
 	h.tail = append(h.tail[:0], buf[r:w]...)
 	now := l.r.clock.Now()
-	if l.inFlight(c) < l.depth {
+	if l.inFlight(c) <= l.refill(c) {
 		l.fill(c, now)
 		return
 	}

@@ -239,9 +239,25 @@ func (l *loop) read(c *loopConn) {
 			}
 		}
 	}
-	if c.inflight.n < l.depth {
+	if c.inflight.n <= l.refill(c) {
 		l.fill(c, l.r.clock.Now())
 	}
+}
+
+// refill is how few requests a connection has in flight when read starts more: any free place
+// in an open loop (a request is due at its own time), without pipelining, or once it starts no
+// more. In a closed loop, answers are replaced in batches, so that each write (and the server's
+// read) carries many requests: pipelined N deep, once N/4 or fewer are left (writes of 3N/4 or
+// more; wrk writes N once all N are answered); over HTTP/2, once a quarter of the M streams are
+// free, so at least 3M/4 stay open.
+func (l *loop) refill(c *loopConn) int {
+	switch {
+	case c.pacer != nil || l.depth == 1 || c.done:
+		return l.depth - 1
+	case c.h2 != nil:
+		return l.depth - max(1, l.depth/4)
+	}
+	return l.depth / 4
 }
 
 // readInto reads c's socket into space, stamped when the loop coalesces.
