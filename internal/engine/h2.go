@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/iobench/iobench/internal/h2wire"
@@ -29,28 +30,37 @@ func (s *h2stats) add(o *h2stats) {
 	}
 }
 
-// h2req is a run's request as HTTP/2 frames, built once: the HEADERS frame (its stream id
-// rewritten for each stream) and the body sent in DATA frames.
+// h2req is a run's request as HTTP/2 frames, built once, their stream ids rewritten for each
+// stream: HEADERS with the header block a connection's HPACK state calls for (h2wire.Request:
+// plain, first, next; reset is plain after a table size update to 0, for a connection whose
+// server shrank its table below what first filled), and the body sent in DATA frames.
 type h2req struct {
-	headers []byte
-	body    []byte
+	plain, first, next, reset []byte
+	table                     uint32 // the bytes of the server's table first fills; 0 when first is plain
+	body                      []byte
 }
 
-// newH2Req builds the request's HEADERS frame.
+// newH2Req builds the request's HEADERS frames.
 func newH2Req(cfg *Config) (*h2req, error) {
 	req, err := h2wire.FromHTTP1(cfg.Request, "http")
 	if err != nil {
 		return nil, err
 	}
-	if len(req.Block) > h2wire.DefaultMaxFrame {
+	if len(req.Block) >= h2wire.DefaultMaxFrame {
 		return nil, fmt.Errorf("the request's headers take %d bytes in HTTP/2, more than one frame holds (%d); send fewer or shorter headers", len(req.Block), h2wire.DefaultMaxFrame)
+	}
+	if len(req.Body) > 1<<30 {
+		return nil, fmt.Errorf("a %d-byte body: HTTP/2 runs send at most 1 GiB per request", len(req.Body))
 	}
 	flags := h2wire.FlagEndHeaders
 	if len(req.Body) == 0 {
 		flags |= h2wire.FlagEndStream
 	}
-	frame := h2wire.AppendHeader(nil, h2wire.Header{Length: uint32(len(req.Block)), Type: h2wire.TypeHeaders, Flags: flags})
-	return &h2req{headers: append(frame, req.Block...), body: req.Body}, nil
+	frame := func(block ...[]byte) []byte {
+		b := h2wire.AppendHeader(nil, h2wire.Header{Length: uint32(len(bytes.Join(block, nil))), Type: h2wire.TypeHeaders, Flags: flags})
+		return append(b, bytes.Join(block, nil)...)
+	}
+	return &h2req{plain: frame(req.Block), first: frame(req.First), next: frame(req.Next), reset: frame([]byte{0x20}, req.Block), table: req.Table, body: req.Body}, nil
 }
 
 // record returns the counts as the record's http2 section.

@@ -148,3 +148,15 @@ func TestH2OpenLoop(t *testing.T) {
 		t.Fatalf("succeeded %d, server answered %d, errors %v; want the 400 intended starts of the second, each answered once", res.Succeeded, st.Answered.Load(), res.Errors)
 	}
 }
+
+// TestH2HPACKTableShrunk has the server's HPACK table shrunk to nothing mid-run: the client, which
+// indexed its request's fields on each connection's first stream and referred to them since,
+// must say the table is empty and send literals from then on; the server decodes every block.
+func TestH2HPACKTableShrunk(t *testing.T) {
+	url, st := h2wiretest.Start(t, h2wiretest.Script{SettingsAfter: 30, Shrink: true})
+	res := h2run(t, url, 1, 8, 200, nil)
+	noViolations(t, st)
+	if res.Succeeded != 200 || st.Answered.Load() != 200 || st.SettingsAcks.Load() != 2 {
+		t.Fatalf("succeeded %d, server answered %d, %d SETTINGS acknowledged (errors %v); want 200, 200, 2", res.Succeeded, st.Answered.Load(), st.SettingsAcks.Load(), res.Errors)
+	}
+}

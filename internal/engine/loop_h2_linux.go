@@ -24,27 +24,38 @@ const (
 // for a stream (before the server's SETTINGS, beyond its limit, or retried after a GOAWAY) stay
 // in loopConn.inflight; those on a stream are in streams.
 type h2conn struct {
-	tail     []byte // the start of a frame the last read left incomplete (see h2read)
-	out      []byte // frames to write; out[sent:] are not written yet
-	sent     int
-	dec      *h2wire.StatusDecoder
-	block    []byte // a header block continued over CONTINUATION frames
-	blockOf  uint32 // its stream, 0 when none
-	blockEnd bool   // its HEADERS frame ended the stream
-	streams  []h2stream
-	slotOf   []int32 // a stream's slot, by its sequence number (id/2) modulo len; see find
-	active   int
-	nextID   uint32
-	ready    bool // the server's first SETTINGS arrived: streams may open
-	limit    int  // streams open at once: --streams, or less if the server allows less
-	goaway   bool // the server sent GOAWAY: no new streams
-	lastID   uint32
-	sendWin  int64 // the connection's send window
-	peerInit int64 // the server's initial stream window
-	maxFrame int   // the largest frame payload the server accepts
-	unacked  int64 // DATA bytes received on the connection and not yet granted back
-	hdr      [h2wire.HeaderLen]byte
+	tail      []byte // the start of a frame the last read left incomplete (see h2read)
+	out       []byte // frames to write; out[sent:] are not written yet
+	sent      int
+	dec       *h2wire.StatusDecoder
+	block     []byte // a header block continued over CONTINUATION frames
+	blockOf   uint32 // its stream, 0 when none
+	blockEnd  bool   // its HEADERS frame ended the stream
+	streams   []h2stream
+	slotOf    []int32 // a stream's slot, by its sequence number (id/2) modulo len; see find
+	active    int
+	nextID    uint32
+	ready     bool // the server's first SETTINGS arrived: streams may open
+	limit     int  // streams open at once: --streams, or less if the server allows less
+	goaway    bool // the server sent GOAWAY: no new streams
+	lastID    uint32
+	sendWin   int64 // the connection's send window
+	peerInit  int64 // the server's initial stream window
+	maxFrame  int   // the largest frame payload the server accepts
+	hpack     hpackState
+	peerHPACK uint32 // the server's HPACK table size (SETTINGS_HEADER_TABLE_SIZE)
+	unacked   int64  // DATA bytes received on the connection and not yet granted back
+	hdr       [h2wire.HeaderLen]byte
 }
+
+// hpackState is what a connection's server has in its HPACK table of this client's requests.
+type hpackState uint8
+
+const (
+	hpFresh   hpackState = iota // nothing yet: the first stream sends h2req.first
+	hpIndexed                   // first's fields: streams send next
+	hpPlain                     // nothing, for good: streams send plain
+)
 
 // h2stream is one open stream and the request it carries; id 0 marks a free slot. Its fields
 // are sized to keep a connection of 100 streams small.
@@ -78,6 +89,7 @@ func (l *loop) h2open(c *loopConn) {
 	h.tail, h.out, h.sent = h.tail[:0], h.out[:0], 0
 	h.blockOf, h.active, h.nextID, h.ready, h.goaway = 0, 0, 1, false, false
 	h.limit, h.sendWin, h.peerInit, h.maxFrame, h.unacked = l.depth, h2wire.DefaultWindow, h2wire.DefaultWindow, h2wire.DefaultMaxFrame, 0
+	h.hpack, h.peerHPACK = hpFresh, 4096
 	// Every stream slot is free (id 0): the connection before this one closed each of its streams.
 	h.out = append(h.out, h2wire.Preface...)
 	h.out = h2wire.AppendSettings(h.out, false, h2wire.Setting{ID: h2wire.SettingHeaderTableSize, Val: 0},
@@ -95,7 +107,7 @@ func (l *loop) h2write(c *loopConn, now time.Time) bool {
 	for c.inflight.n > 0 && h.ready && !h.goaway && h.active < h.limit && h.nextID < 1<<31 {
 		// A connection's first streams (100 HEADERS frames, 5 KB) go out in writes of the write
 		// buffer's size rather than growing it, which would cost every connection its memory.
-		if len(h.out)+len(l.r.h2r.headers) > cap(h.out) && h.sent == 0 && len(h.out) > 0 && !l.h2flush(c) {
+		if len(h.out)+len(l.r.h2r.plain) > cap(h.out) && h.sent == 0 && len(h.out) > 0 && !l.h2flush(c) {
 			return false
 		}
 		l.h2start(c, c.inflight.pop(), now)
@@ -120,9 +132,28 @@ func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
 	h.active++
 	l.dueBy(c, int64(now.Sub(l.r.start)+l.r.cfg.Timeout))
 	at := len(h.out)
-	h.out = append(h.out, l.r.h2r.headers...)
+	h.out = append(h.out, l.headersFrame(h)...)
 	h2wire.SetStream(h.out[at:], s.id)
 	l.h2s.sent[h2wire.TypeHeaders]++
+}
+
+// headersFrame returns the HEADERS frame for the connection's next stream and moves its HPACK state on: the first
+// stream fills the server's table, the others refer to it, while the server's table holds it.
+func (l *loop) headersFrame(h *h2conn) []byte {
+	q := l.r.h2r
+	fits := q.table > 0 && h.peerHPACK >= q.table
+	switch {
+	case h.hpack == hpFresh && fits:
+		h.hpack = hpIndexed
+		return q.first
+	case h.hpack == hpIndexed && fits:
+		return q.next
+	case h.hpack == hpIndexed: // the server shrank its table: say so, and index no more
+		h.hpack = hpPlain
+		return q.reset
+	}
+	h.hpack = hpPlain
+	return q.plain
 }
 
 // free returns a free stream slot for stream id, and notes it for find; there is one, as
@@ -444,6 +475,8 @@ func (l *loop) h2settings(c *loopConn, payload []byte) error {
 					h.streams[i].win += delta
 				}
 			}
+		case h2wire.SettingHeaderTableSize:
+			h.peerHPACK = s.Val
 		case h2wire.SettingMaxFrameSize:
 			h.maxFrame = int(min(max(s.Val, h2wire.DefaultMaxFrame), 1<<24-1))
 		}

@@ -34,17 +34,29 @@ func TestFromHTTP1(t *testing.T) {
 		t.Errorf("body %q head %v", req.Body, req.Head)
 	}
 	again, _ := FromHTTP1(raw, "http")
-	if !bytes.Equal(again.Block, req.Block) {
-		t.Error("two encodings differ: the block must not depend on a dynamic table")
+	if !bytes.Equal(again.Block, req.Block) || !bytes.Equal(again.Next, req.Next) {
+		t.Error("two encodings differ: the blocks must depend on nothing but the request")
+	}
+	// First then Next, as one connection's server decodes them: the same fields, Next in fewer
+	// bytes, and the table holding exactly Table bytes.
+	dec := hpack.NewDecoder(4096, nil)
+	for _, block := range [][]byte{req.First, req.Next, req.Next} {
+		fs, err := dec.DecodeFull(block)
+		if err != nil || len(fs) != len(want) || fs[2].Value != "127.0.0.1:8080" || fs[4].Value != "iobench" {
+			t.Fatalf("fields %v, err %v", fs, err)
+		}
+	}
+	if len(req.Next) >= len(req.First) || len(req.Next) > 8 || req.Table != (32+10+14)+(32+5+6)+(32+10+7)+(32+14+1) {
+		t.Errorf("first %d bytes, next %d, table %d; want next a few indices, the table :authority, :path, user-agent and content-length", len(req.First), len(req.Next), req.Table)
 	}
 	if _, err := FromHTTP1([]byte("GET / HTTP/1.1\r\n"), "http"); err == nil {
 		t.Error("a request without its blank line was accepted")
 	}
 }
 
-// encode returns the header block of fields as a server's encoder makes it for a client that set
+// serverBlock returns the header block of fields as a server's encoder makes it for a client that set
 // SETTINGS_HEADER_TABLE_SIZE 0.
-func encode(enc *hpack.Encoder, buf *bytes.Buffer, fields ...hpack.HeaderField) []byte {
+func serverBlock(enc *hpack.Encoder, buf *bytes.Buffer, fields ...hpack.HeaderField) []byte {
 	buf.Reset()
 	for _, f := range fields {
 		enc.WriteField(f)
@@ -73,7 +85,7 @@ func TestStatusDecoder(t *testing.T) {
 		{[]hpack.HeaderField{{Name: ":status", Value: "404"}}, 404},
 		{[]hpack.HeaderField{{Name: "grpc-status", Value: "0"}}, 0}, // trailers
 	} {
-		got, err := s.Decode(encode(enc, &buf, tc.fields...))
+		got, err := s.Decode(serverBlock(enc, &buf, tc.fields...))
 		if err != nil || got != tc.want {
 			t.Errorf("block %d: status %d, err %v; want %d", i, got, err, tc.want)
 		}
@@ -90,7 +102,7 @@ func TestStatusDecoder(t *testing.T) {
 func TestStatusDecoderAllocs(t *testing.T) {
 	var buf bytes.Buffer
 	enc := noTableEncoder(&buf)
-	block := encode(enc, &buf, hpack.HeaderField{Name: ":status", Value: "200"},
+	block := serverBlock(enc, &buf, hpack.HeaderField{Name: ":status", Value: "200"},
 		hpack.HeaderField{Name: "server", Value: "nginx/1.22.1"},
 		hpack.HeaderField{Name: "date", Value: "Fri, 27 Nov 2026 10:00:00 GMT"},
 		hpack.HeaderField{Name: "content-type", Value: "text/plain"},

@@ -9,14 +9,22 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// Request is an HTTP/2 request as a run sends it over and over: its header block, encoded once
-// without the dynamic table (so the same bytes serve every request on every connection), and its
-// body.
+// Request is an HTTP/2 request as a run sends it over and over, its header block encoded once
+// three ways: Block never indexed (it leaves the server's HPACK table as it is, so it serves any
+// stream of any connection), First with incremental indexing (a connection's first stream: it
+// adds the fields to the server's table, Table bytes of it) and Next, which refers to those
+// entries (every later stream: the server decodes a few indices instead of literals, Huffman-
+// coded, again and again). First and Next are Block when the fields would not fit the default
+// 4,096-byte table.
 type Request struct {
-	Block []byte
-	Body  []byte
-	Head  bool // a HEAD request: the response has no body
+	Block, First, Next []byte
+	Table              uint32
+	Body               []byte
+	Head               bool // a HEAD request: the response has no body
 }
+
+// defaultTable is the size of the server's HPACK table until its SETTINGS_HEADER_TABLE_SIZE.
+const defaultTable = 4096
 
 // connectionHeaders are HTTP/1.1 headers HTTP/2 forbids (RFC 9113 §8.2.2); Host becomes
 // :authority.
@@ -51,15 +59,52 @@ func FromHTTP1(raw []byte, scheme string) (Request, error) {
 		}
 	}
 	pseudo := []hpack.HeaderField{{Name: ":method", Value: parts[0]}, {Name: ":scheme", Value: scheme}, {Name: ":authority", Value: authority}, {Name: ":path", Value: parts[1]}}
-	var block bytes.Buffer
-	enc := hpack.NewEncoder(&block)
-	for _, f := range append(pseudo, fields...) {
-		f.Sensitive = true // never indexed: the block leaves the dynamic table empty, so it can be resent as is
-		if err := enc.WriteField(f); err != nil {
-			return Request{}, err
+	fields = append(pseudo, fields...)
+	req := Request{Body: raw[end+4:], Head: parts[0] == "HEAD"}
+	var buf bytes.Buffer
+	var err error
+	if req.Block, err = encode(hpack.NewEncoder(&buf), &buf, fields, true); err != nil {
+		return Request{}, err
+	}
+	req.First, req.Next = req.Block, req.Block
+	for _, f := range fields {
+		if !static(f) {
+			req.Table += f.Size()
 		}
 	}
-	return Request{Block: block.Bytes(), Body: raw[end+4:], Head: parts[0] == "HEAD"}, nil
+	if req.Table == 0 || req.Table > defaultTable {
+		req.Table = 0
+		return req, nil
+	}
+	enc := hpack.NewEncoder(&buf)
+	if req.First, err = encode(enc, &buf, fields, false); err != nil {
+		return Request{}, err
+	}
+	if req.Next, err = encode(enc, &buf, fields, false); err != nil { // the same encoder: its table now holds them
+		return Request{}, err
+	}
+	return req, nil
+}
+
+// encode returns fields' header block as enc, writing into buf, codes it: never indexed when
+// plain, else as enc's table has it.
+func encode(enc *hpack.Encoder, buf *bytes.Buffer, fields []hpack.HeaderField, plain bool) ([]byte, error) {
+	buf.Reset()
+	for _, f := range fields {
+		f.Sensitive = plain
+		if err := enc.WriteField(f); err != nil {
+			return nil, err
+		}
+	}
+	return append([]byte(nil), buf.Bytes()...), nil
+}
+
+// static reports whether f is in HPACK's static table, name and value: an encoder then refers to
+// it, and adds nothing to the table.
+func static(f hpack.HeaderField) bool {
+	var b bytes.Buffer
+	hpack.NewEncoder(&b).WriteField(f)
+	return b.Len() > 0 && b.Bytes()[0]&0x80 != 0
 }
 
 func contains(xs []string, x string) bool {

@@ -16,6 +16,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"golang.org/x/net/http2"
@@ -39,6 +40,7 @@ type Script struct {
 	SettingsAfter int
 	MaxStreams2   uint32
 	Window2       uint32
+	Shrink        bool // SETTINGS_HEADER_TABLE_SIZE 0 then too: the client must empty its part of the table
 }
 
 // Stats is what the server saw, over all its connections.
@@ -110,6 +112,7 @@ type conn struct {
 	fr     *http2.Framer
 	enc    *hpack.Encoder
 	encBuf bytes.Buffer
+	dec    *hpack.Decoder // the requests' header blocks: a block this client coded wrong fails the connection
 	// The client's windows for this server's DATA, and this server's for the client's.
 	connWin, initWin int64
 	streamWin        map[uint32]int64
@@ -128,6 +131,8 @@ func newConn(c net.Conn, s Script, st *Stats) *conn {
 	k := &conn{c: c, s: s, st: st, connWin: 65535, initWin: 65535, streamWin: map[uint32]int64{}, recvWin: map[uint32]int64{}, recvConnWin: 65535, open: map[uint32]bool{}, limit: 1 << 30}
 	k.cond = sync.NewCond(&k.mu)
 	k.fr = http2.NewFramer(c, c)
+	k.dec = hpack.NewDecoder(4096, nil)
+	k.fr.ReadMetaHeaders = k.dec
 	k.enc = hpack.NewEncoder(&k.encBuf)
 	k.body = []byte("Hello world!")
 	if s.Body > 0 {
@@ -165,11 +170,8 @@ func (k *conn) serve() {
 	for {
 		f, err := k.fr.ReadFrame()
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				var se http2.StreamError
-				if errors.As(err, &se) || errors.Is(err, http2.ConnectionError(0)) {
-					k.st.violate("frame: %v", err)
-				}
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, syscall.ECONNRESET) {
+				k.st.violate("frame: %v", err) // a malformed frame or header block
 			}
 			return
 		}
@@ -189,6 +191,10 @@ func (k *conn) frame(f http2.Frame) bool {
 			k.st.SettingsAcks.Add(1)
 			if k.pendingLimit > 0 {
 				k.limit, k.pendingLimit = k.pendingLimit, 0
+			}
+			if k.s.Shrink && k.arrived >= k.s.SettingsAfter { // the client now knows: a block that refers to its table fails
+				k.dec.SetAllowedMaxDynamicTableSize(0)
+				k.dec.SetMaxDynamicTableSize(0)
 			}
 			return true
 		}
@@ -215,8 +221,11 @@ func (k *conn) frame(f http2.Frame) bool {
 			k.streamWin[f.StreamID] += int64(f.Increment)
 		}
 		k.cond.Broadcast()
-	case *http2.HeadersFrame:
-		return k.headers(f)
+	case *http2.MetaHeadersFrame:
+		if f.PseudoValue("method") == "" || f.PseudoValue("path") == "" {
+			k.st.violate("stream %d: a request without :method or :path", f.StreamID)
+		}
+		return k.headers(f.HeadersFrame)
 	case *http2.DataFrame:
 		k.data(f)
 	case *http2.RSTStreamFrame:
@@ -271,6 +280,9 @@ func (k *conn) changeSettings() {
 		} else {
 			k.limit = int64(k.s.MaxStreams2)
 		}
+	}
+	if k.s.Shrink {
+		ss = append(ss, http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0})
 	}
 	if k.s.Window2 > 0 { // raised only: the client may use the larger window at once
 		ss = append(ss, http2.Setting{ID: http2.SettingInitialWindowSize, Val: k.s.Window2})
