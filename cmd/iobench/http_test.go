@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/h2wire/h2wiretest"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/hello/hellotest"
 )
@@ -61,6 +62,17 @@ func TestHTTPBadInput(t *testing.T) {
 		{"method not a token", []string{"http", "-m", "GE(T", closed}, "not an HTTP method"},
 		{"method with space", []string{"http", "-m", "GET /x", closed}, "not an HTTP method"},
 		{"unknown engine", []string{"http", "--engine", "threads", closed}, "--engine loop"},
+		{"pipeline zero", []string{"http", "--pipeline", "0", closed}, "--pipeline 0 is out of range"},
+		{"pipeline too deep", []string{"http", "--pipeline", "1025", closed}, "give 1 to 1024"},
+		{"pipeline without keep-alive", []string{"http", "--pipeline", "4", "--no-keepalive", closed}, "needs keep-alive"},
+		{"pipeline on goroutines", []string{"http", "--pipeline", "4", "--engine", "goroutine", closed}, "event loop only"},
+		{"streams without http2", []string{"http", "--streams", "4", closed}, "--streams needs HTTP/2"},
+		{"pipeline with http2", []string{"http", "--http2-prior-knowledge", "--pipeline", "4", closed}, "with HTTP/2 use --streams"},
+		{"streams without keep-alive", []string{"http", "--http2-prior-knowledge", "--streams", "4", "--no-keepalive", closed}, "keep-alive"},
+		{"streams zero", []string{"http", "--http2-prior-knowledge", "--streams", "0", closed}, "--streams 0 is out of range"},
+		{"streams too many", []string{"http", "--http2-prior-knowledge", "--streams", "1025", closed}, "give 1 to 1024"},
+		{"http2 on http", []string{"http", "--http2", closed}, "needs an https:// URL"},
+		{"prior knowledge on https", []string{"http", "--http2-prior-knowledge", strings.Replace(closed, "http:", "https:", 1)}, "needs an http:// URL"},
 		{"unknown serve", []string{"serve", "nosuch"}, `unknown command "nosuch" for "iobench serve"`},
 		{"unknown services", []string{"services", "nosuch"}, `unknown command "nosuch" for "iobench services"`},
 	}
@@ -110,6 +122,45 @@ func TestHTTPAgainstHelloWritesRecord(t *testing.T) {
 			t.Fatalf("environment or command missing: %+v %v", rec.Environment, rec.Command)
 		}
 	})
+}
+
+// TestHTTPPipelinedRecord runs 16 deep against the hello server: every request counted once, and
+// the record names the depth as a parameter and as the case that sets its runs apart.
+func TestHTTPPipelinedRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCLI("http", "-t1", "-c4", "-n", "3001", "--pipeline", "16", "--json", path, hellotest.URL(t))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rec, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Counts.Succeeded != 3001 || rec.Counts.Failed != 0 || rec.Parameters["pipeline"] != 16.0 || rec.Case != "pipeline 16" {
+		t.Fatalf("counts %+v, pipeline %v, case %q; want 3001 successes, 16, \"pipeline 16\"", rec.Counts, rec.Parameters["pipeline"], rec.Case)
+	}
+}
+
+// TestHTTPH2CRecord runs h2c with 8 streams per connection against the conformance server: every
+// request counted once, and the record names the protocol and streams, and counts the frames.
+func TestHTTPH2CRecord(t *testing.T) {
+	url, _ := h2wiretest.Start(t, h2wiretest.Script{})
+	path := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCLI("http", "-t1", "-c2", "-n", "1000", "--http2-prior-knowledge", "--streams", "8", "--json", path, url)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rec, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rec.HTTP2
+	if rec.Counts.Succeeded != 1000 || h == nil || h.Protocol != "h2c" || h.Streams != 8 || h.FramesSent["headers"] != 1000 || rec.Case != "h2c streams 8" || rec.Parameters["protocol"] != "h2c" {
+		t.Fatalf("counts %+v, http2 %+v, case %q, parameters %v", rec.Counts, h, rec.Case, rec.Parameters)
+	}
+	if !strings.Contains(stdout, "1000 requests in") {
+		t.Errorf("text block:\n%s", stdout)
+	}
 }
 
 func TestHTTPOpenLoopJSONToStdout(t *testing.T) {

@@ -21,6 +21,7 @@ func init() { serveSubcommands = append(serveSubcommands, newServeHelloCmd) }
 
 func newServeHelloCmd() *cobra.Command {
 	var listen, server string
+	var h2c bool
 	cmd := &cobra.Command{
 		Use:   hello.Name,
 		Short: "Serve the hello workload: GET / answers \"Hello world!\"",
@@ -49,6 +50,12 @@ func newServeHelloCmd() *cobra.Command {
 			default:
 				return cli.BadInput("--server %q: use %s", server, strings.Join(hello.Servers, " or "))
 			}
+			if h2c {
+				if server == hello.ServerRaw && cmd.Flags().Changed("server") {
+					return cli.BadInput("--http2 is served by net-http, not the raw server; drop --server raw")
+				}
+				server, serve = hello.ServerNetHTTP+", HTTP/1.1 and h2c", hello.ServeHTTP2
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return listenError(listen, err)
@@ -62,6 +69,7 @@ func newServeHelloCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "host:port to listen on; when not given, $IOBENCH_LISTEN is used if set")
 	cmd.Flags().StringVar(&server, "server", hello.ServerRaw, "raw or net-http; when not given, $IOBENCH_VARIANT is used if it names one")
+	cmd.Flags().BoolVar(&h2c, "http2", false, "answer HTTP/2 with prior knowledge (h2c) beside HTTP/1.1 on the same port (net-http)")
 	return cmd
 }
 

@@ -89,7 +89,7 @@ func TestJUnitReadsBackAsTheVerdicts(t *testing.T) {
 }
 
 func TestCheckIsTheCrossedOutcomes(t *testing.T) {
-	tb := Compare(recs("go", []float64{100, 100}, nil, 0), recs("go", []float64{80, 80}, nil, 10), Options{})
+	tb := Compare(recs("go", []float64{100, 100}, nil, 0), recs("go", []float64{80, 80}, nil, 10), Options{AllowFew: true})
 	ths := []Threshold{{Metric: Throughput, Op: "<", Percent: -10}, {Metric: Errors, Op: ">", Percent: 0}, {Metric: P99, Op: ">", Percent: 50}}
 	var want []Violation
 	for _, o := range Outcomes(tb, ths) {

@@ -25,7 +25,14 @@ type Config struct {
 	Warmup      time.Duration // load before measuring, not counted
 	Timeout     time.Duration // per request; a slower response is a timeout error
 	KeepAlive   bool          // reuse connections; false closes after each response, as ab without -k
-	Expect      Expect
+	// Pipeline is how many HTTP/1.1 requests a connection keeps written ahead of their answers
+	// (0 or 1: one at a time). Only the event loop pipelines.
+	Pipeline int
+	// HTTP2 speaks HTTP/2 with prior knowledge (h2c) on an http:// target, Streams requests at
+	// once on each connection (0 or 1: one). Only the event loop speaks it.
+	HTTP2   bool
+	Streams int
+	Expect  Expect
 	// Drain ends a timed run by draining instead of aborting: at the deadline no request starts
 	// (none whose intended start is at or after it, in an open loop), those in flight finish, up
 	// to 1.5 timeouts, and they count; the measured phase ends with the last of them. Without
@@ -78,7 +85,55 @@ func (c *Config) Validate() error {
 	case c.Engine != "" && c.Engine != EngineLoop && c.Engine != EngineGoroutine:
 		return fmt.Errorf("engine %q is not known; use --engine loop or --engine goroutine", c.Engine)
 	}
+	return c.validatePipeline()
+}
+
+// MaxDepth bounds --pipeline (and --streams): more in flight per connection than this measures
+// the server's queue, not its service.
+const MaxDepth = 1024
+
+func (c *Config) validatePipeline() error {
+	switch {
+	case c.Streams != 0 && !c.HTTP2:
+		return errors.New("--streams needs HTTP/2: add --http2-prior-knowledge (http://), or use --pipeline for HTTP/1.1")
+	case c.Streams < 0 || c.Streams > MaxDepth:
+		return fmt.Errorf("--streams %d is out of range; give 1 to %d streams per connection", c.Streams, MaxDepth)
+	case c.HTTP2 && c.Pipeline > 1:
+		return errors.New("--pipeline is for HTTP/1.1; with HTTP/2 use --streams")
+	case c.HTTP2:
+		return c.validateHTTP2()
+	case c.Pipeline < 0 || c.Pipeline > MaxDepth:
+		return fmt.Errorf("--pipeline %d is out of range; give 1 to %d requests in flight per connection", c.Pipeline, MaxDepth)
+	case c.Pipeline <= 1:
+		return nil
+	case !c.KeepAlive:
+		return errors.New("--pipeline needs keep-alive connections; drop --no-keepalive or --pipeline")
+	case c.Engine == EngineGoroutine || c.TLS != nil:
+		return errors.New("--pipeline runs on the event loop only, which speaks plain http://; drop --engine goroutine, or use http://")
+	}
 	return nil
+}
+
+func (c *Config) validateHTTP2() error {
+	switch {
+	case !c.KeepAlive:
+		return errors.New("--streams and HTTP/2 need keep-alive connections; drop --no-keepalive")
+	case c.TLS != nil:
+		return errors.New("HTTP/2 over https:// (--http2, ALPN h2) is not built yet; use --http2-prior-knowledge with http://")
+	case c.Engine == EngineGoroutine:
+		return errors.New("HTTP/2 runs on the event loop only; drop --engine goroutine")
+	case c.Expect.Body != nil || c.Timing != "":
+		return errors.New("--expect-body and Server-Timing are not read over HTTP/2 yet; drop them or use HTTP/1.1")
+	}
+	return nil
+}
+
+// depth is how many requests a connection keeps in flight: pipelined, or on streams.
+func (c *Config) depth() int {
+	if c.HTTP2 {
+		return max(1, c.Streams)
+	}
+	return max(1, c.Pipeline)
 }
 
 // ok reports whether a response meets the expectations, and the error class when it does not.

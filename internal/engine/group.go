@@ -19,6 +19,7 @@ type group struct {
 	second    *stats.Histogram // corrected latency of the current second
 	timing    *stats.Histogram // the server's own handling time (Config.Timing); nil when not asked
 	tls       *TLSResult       // the connections opened over TLS; nil for plain http
+	h2        h2stats          // what its HTTP/2 connections exchanged (event loop)
 	untimed   int64            // successes without the Server-Timing metric
 	completed int64            // responses received
 	succeeded int64            // responses that met the expectations
@@ -99,4 +100,11 @@ func (g *group) tick(span time.Duration, into *stats.Sparse) (done, errs int64) 
 		g.rates = append(g.rates, float64(done)/span.Seconds())
 	}
 	return done, errs
+}
+
+// addH2 adds a loop's HTTP/2 counts, once, when it ends.
+func (g *group) addH2(s *h2stats) {
+	g.mu.Lock()
+	g.h2.add(s)
+	g.mu.Unlock()
 }

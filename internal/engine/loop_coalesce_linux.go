@@ -61,9 +61,10 @@ func (l *loop) settle(timeout time.Duration) (int, error) {
 }
 
 // readStamped reads fd into b as retry does and keeps the kernel's receive time of the last
-// segment read in c.arrived (wall clock, nanoseconds).
+// segment read in c.arrived (wall clock, nanoseconds), or 0 when the read had no stamp.
 func (l *loop) readStamped(c *loopConn, b []byte) (n int, again bool, err error) {
 	co := l.co
+	c.arrived = 0
 	co.iov.Base = &b[0]
 	co.iov.SetLen(len(b))
 	co.msg.SetControllen(len(co.cmsg))
@@ -98,14 +99,14 @@ func (co *coalescer) arrival() (int64, bool) {
 	return ts.Nano(), true
 }
 
-// answeredAt returns when c's answer arrived, by the run's clock read now: now less the time since
-// the kernel stamped the answer's last segment, kept within the request's span (a clock set back
-// meanwhile cannot put it outside). Without a stamp it is now.
-func answeredAt(c *loopConn, now time.Time) time.Time {
+// answeredAt returns when the answer to a request sent at sent arrived, by the run's clock read
+// now: now less the time since the kernel stamped the last segment read on c, kept within the
+// request's span (a clock set back meanwhile cannot put it outside). Without a stamp it is now.
+// Pipelined answers parsed from one read share its stamp.
+func answeredAt(c *loopConn, sent, now time.Time) time.Time {
 	if c.arrived == 0 {
 		return now
 	}
 	age := time.Duration(time.Now().UnixNano() - c.arrived)
-	c.arrived = 0
-	return now.Add(-min(max(age, 0), now.Sub(c.sent)))
+	return now.Add(-min(max(age, 0), now.Sub(sent)))
 }

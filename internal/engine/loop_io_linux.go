@@ -8,57 +8,97 @@ import (
 	"github.com/iobench/iobench/internal/httpload"
 )
 
-// start decides a connection's next request, as the goroutine engine's connection loop does:
-// in an open loop its next intended start (now, or a timer), in a closed loop now, while the
-// duration and this thread's -n share last.
-func (l *loop) start(c *loopConn, now time.Time) {
+// fill starts as many requests as c may have in flight and writes them: in a closed loop up to
+// the pipeline depth at once (one while c has no socket, so that a refused connect fails once,
+// as without pipelining), in an open loop every one whose intended start has come (the next one
+// sets c's timer), while the duration and this thread's -n share last. A connection with nothing
+// left to send and nothing in flight finishes.
+func (l *loop) fill(c *loopConn, now time.Time) {
+	depth := l.depth
+	if c.phase != phOpen && c.pacer == nil {
+		depth = 1
+	}
+	for l.inFlight(c) < depth && l.next(c, now) {
+	}
+	switch {
+	case l.inFlight(c) == 0 && c.done:
+		if c.h2 != nil && c.phase == phOpen { // what it still owes the server (a RST_STREAM), once, whatever comes of it
+			retry(unix.SYS_WRITE, c.fd, c.h2.out[c.h2.sent:])
+		}
+		l.finish(c)
+	case c.phase == phOpen && c.h2 != nil:
+		l.h2write(c, now)
+	case c.phase == phOpen:
+		l.write(c)
+	case c.fd < 0 && c.inflight.n > 0:
+		l.connect(c, now)
+	}
+}
+
+// inFlight counts c's requests started and not ended: queued, written or on a stream.
+func (l *loop) inFlight(c *loopConn) int {
+	if c.h2 != nil {
+		return c.inflight.n + c.h2.active
+	}
+	return c.inflight.n
+}
+
+// next queues c's next request when its time has come and reports whether it did; it sets
+// c.done when c is to start no more.
+func (l *loop) next(c *loopConn, now time.Time) bool {
 	r := l.r
-	c.phase = phIdle
+	if c.done {
+		return false
+	}
 	if c.pacer != nil {
-		intended, ok := c.pacer.take(r.end)
+		intended, ok := c.pacer.peek(r.end)
 		if !ok {
-			l.finish(c)
-			return
+			c.done = true
+			return false
 		}
-		c.intended, c.counted = intended, !intended.Before(r.measure)
 		if intended.After(now) {
-			c.phase = phPacing
-			l.setTimer(c, intended)
-			return
+			l.dueBy(c, int64(intended.Sub(r.start)))
+			return false
 		}
-		l.send(c, now)
-		return
+		c.pacer.n++
+		l.push(c, inflight{intended: l.ns(intended), sent: l.ns(now), counted: !intended.Before(r.measure)})
+		return true
 	}
 	if !now.Before(r.end) {
-		l.finish(c)
-		return
+		c.done = true
+		return false
 	}
-	c.intended, c.counted = time.Time{}, !now.Before(r.measure)
-	if c.counted && l.tickets >= 0 {
+	counted := !now.Before(r.measure)
+	if counted && l.tickets >= 0 {
 		if l.tickets == 0 {
-			l.finish(c)
-			return
+			c.done = true
+			return false
 		}
 		l.tickets--
 	}
-	l.send(c, now)
+	l.push(c, inflight{intended: l.ns(now), sent: l.ns(now), counted: counted})
+	return true
 }
 
-// send writes the request on c, connecting first when c has no socket.
-func (l *loop) send(c *loopConn, now time.Time) {
-	if c.fd < 0 {
-		l.connect(c, now)
-		return
+// push queues a request on c, to be written; the first in flight gets the parser and the timer.
+func (l *loop) push(c *loopConn, q inflight) {
+	if c.inflight.n == 0 {
+		c.p.Begin(l.head)
+		if c.phase == phOpen {
+			l.dueBy(c, q.sent+int64(l.r.cfg.Timeout))
+		}
 	}
-	c.sent, c.arrived = now, 0
-	if c.intended.IsZero() {
-		c.intended = now
+	c.inflight.push(q)
+	c.unsent++
+}
+
+// dueBy makes c's timer come due by at (nanoseconds since the run's start). A timer already due
+// earlier stays: when it fires, expire looks at what is due then and sets it anew, so a request
+// costs no heap work in a closed loop.
+func (l *loop) dueBy(c *loopConn, at int64) {
+	if c.slot < 0 || c.due > at {
+		l.timers.set(c, at)
 	}
-	c.wrote = 0
-	c.p.Begin(l.head)
-	c.phase = phWriting
-	l.setDeadline(c, now)
-	l.write(c)
 }
 
 // connect starts a non-blocking connect and registers the socket with epoll, once for its life.
@@ -84,12 +124,13 @@ func (l *loop) connect(c *loopConn, now time.Time) {
 		return
 	}
 	c.fd, c.readable, c.writable, c.hup = fd, false, false, false
-	c.p.Reset()
 	c.phase = phConnecting
-	l.setDeadline(c, now)
+	c.deadline = int64(now.Sub(l.r.start) + l.r.cfg.Timeout)
+	l.dueBy(c, c.deadline)
 }
 
-// connected checks the outcome of a connect that epoll reported writable.
+// connected checks the outcome of a connect that epoll reported writable. As in wrk, a closed
+// loop's requests queued during the connect are sent now: their latency leaves the connect out.
 func (l *loop) connected(c *loopConn) {
 	now := l.r.clock.Now()
 	if errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || errno != 0 {
@@ -97,49 +138,83 @@ func (l *loop) connected(c *loopConn) {
 		l.connectFailed(c, now)
 		return
 	}
-	l.send(c, now)
+	c.phase = phOpen
+	if c.h2 != nil {
+		l.h2open(c)
+	}
+	for i := 0; i < c.inflight.n; i++ {
+		c.inflight.at(i).sent = l.ns(now)
+	}
+	if c.inflight.n > 0 {
+		l.dueBy(c, int64(now.Sub(l.r.start)+l.r.cfg.Timeout))
+	}
+	l.fill(c, now)
 }
 
-// connectFailed counts a connect error and pauses the connection, as the goroutine engine does.
+// connectFailed counts a connect error for each request queued on c (one in a closed loop) and
+// pauses the connection, as the goroutine engine does.
 func (l *loop) connectFailed(c *loopConn, now time.Time) {
-	l.r.fail(l.g, c.counted, c.intended, classIndex(ErrConnect))
+	for c.inflight.n > 0 {
+		q := c.inflight.pop()
+		l.r.fail(l.g, q.counted, l.r.start.Add(time.Duration(q.intended)), classIndex(ErrConnect))
+	}
+	c.unsent, c.wrote = 0, 0
 	c.phase = phPause
-	l.setTimer(c, now.Add(l.r.cfg.ConnectWait))
+	l.timers.set(c, int64(now.Add(l.r.cfg.ConnectWait).Sub(l.r.start)))
 }
 
-// write writes what is left of the request; the rest waits for EPOLLOUT.
-func (l *loop) write(c *loopConn) {
-	req := l.r.cfg.Request
-	for c.wrote < len(req) {
-		if !c.writable {
-			return
+// serve moves an open connection on: writes what is queued, reads what came.
+func (l *loop) serve(c *loopConn) {
+	if c.h2 != nil {
+		if l.h2flush(c) {
+			l.h2read(c)
 		}
-		n, again, err := retry(unix.SYS_WRITE, c.fd, req[c.wrote:])
+		return
+	}
+	if l.write(c) {
+		l.read(c)
+	}
+}
+
+// write writes what is left of c's queued requests (one system call for all of them, as the
+// loop's batch holds depth copies of the request); the rest waits for EPOLLOUT. It reports
+// false when the write failed and ended the connection.
+func (l *loop) write(c *loopConn) bool {
+	size := len(l.r.cfg.Request)
+	for c.unsent > 0 {
+		if !c.writable {
+			return true
+		}
+		n, again, err := retry(unix.SYS_WRITE, c.fd, l.batch[c.wrote:c.unsent*size])
 		if err != nil {
-			l.ended(c, httpload.Response{}, &httpload.Error{Class: httpload.Write, Err: err})
-			return
+			l.broken(c, &httpload.Error{Class: httpload.Write, Err: err}, l.r.clock.Now())
+			return false
 		}
 		c.writable = !again
 		c.wrote += n
+		c.unsent -= c.wrote / size
+		c.wrote %= size
 	}
-	c.phase = phReading
-	l.read(c)
+	return true
 }
 
-// read parses what is buffered and reads while the response is incomplete and the socket has
-// bytes. A read that does not fill the buffer drained the socket, so no EAGAIN read is needed.
+// read parses what is buffered and reads while responses are due and the socket has bytes, ending
+// each request whose response is complete; then it starts the requests that may follow. A read
+// that does not fill the buffer drained the socket, so no EAGAIN read is needed.
 func (l *loop) read(c *loopConn) {
-	for {
+	for c.inflight.n > 0 {
 		done, err := c.p.Parse()
 		if err == nil && done {
 			err = c.p.Leftover()
 		}
 		if err != nil || done {
-			l.ended(c, c.p.Response(), failure(err))
-			return
+			if !l.ended(c, c.p.Response(), failure(err)) {
+				return
+			}
+			continue
 		}
 		if !c.readable {
-			return
+			break
 		}
 		space, err := c.p.Space()
 		if err != nil {
@@ -150,7 +225,6 @@ func (l *loop) read(c *loopConn) {
 		switch {
 		case again:
 			c.readable = false
-			return
 		case err != nil:
 			l.ended(c, httpload.Response{}, httpload.Fail(err))
 			return
@@ -159,11 +233,31 @@ func (l *loop) read(c *loopConn) {
 			c.hup = true
 			l.ended(c, c.p.Response(), failure(err))
 			return
-		}
-		if !c.p.Wrote(n) && !c.hup {
-			c.readable = false
+		default:
+			if !c.p.Wrote(n) && !c.hup {
+				c.readable = false
+			}
 		}
 	}
+	if c.inflight.n <= l.refill(c) {
+		l.fill(c, l.r.clock.Now())
+	}
+}
+
+// refill is how few requests a connection has in flight when read starts more: any free place
+// in an open loop (a request is due at its own time), without pipelining, or once it starts no
+// more. In a closed loop, answers are replaced in batches, so that each write (and the server's
+// read) carries many requests: pipelined N deep, once N/4 or fewer are left (writes of 3N/4 or
+// more; wrk writes N once all N are answered); over HTTP/2, once a quarter of the M streams are
+// free, so at least 3M/4 stay open.
+func (l *loop) refill(c *loopConn) int {
+	switch {
+	case c.pacer != nil || l.depth == 1 || c.done:
+		return l.depth - 1
+	case c.h2 != nil:
+		return l.depth - max(1, l.depth/4)
+	}
+	return l.depth / 4
 }
 
 // readInto reads c's socket into space, stamped when the loop coalesces.
@@ -192,11 +286,60 @@ func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
 	}
 }
 
-// ended ends the request in flight on c with resp or err, now (or when its answer arrived, when
-// the loop stamps its reads).
-func (l *loop) ended(c *loopConn, resp httpload.Response, err error) {
+// ended ends c's oldest request with resp or err, now (or when its answer arrived, when the loop
+// stamps its reads), and reports whether c stays open. A connection that may not carry another
+// request is closed, and the requests still in flight on it end as ErrInFlight; when it stays
+// open the parser turns to the next response. It starts no request: read does, after its batch.
+func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	now := l.r.clock.Now()
-	l.end(c, outcome{resp: resp, err: err, intended: c.intended, sent: c.sent, done: answeredAt(c, now), counted: c.counted}, now)
+	q := c.inflight.pop()
+	c.unsent = min(c.unsent, c.inflight.n)
+	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(q.sent)), now)))
+	if answered {
+		c.answered++
+	} else {
+		c.unanswered++
+	}
+	if !keep || c.hup {
+		l.abandon(c, now)
+		l.fill(c, now)
+		return false
+	}
+	if c.inflight.n > 0 {
+		c.p.Begin(l.head)
+	}
+	return true
+}
+
+// broken ends c after a failure of its socket (err: a write error, a timeout): the oldest request
+// in flight is charged with err, the others end as ErrInFlight; then c starts anew.
+func (l *loop) broken(c *loopConn, err error, now time.Time) {
+	if c.h2 != nil {
+		l.h2broken(c, err, now)
+	} else if c.inflight.n > 0 {
+		q := c.inflight.pop()
+		l.r.account(l.g, l.outcome(q, httpload.Response{}, err, now))
+		c.unanswered++
+	}
+	l.abandon(c, now)
+	l.fill(c, now)
+}
+
+// abandon closes c and ends every request still in flight on it as ErrInFlight: written, or
+// queued behind one that was, they are neither answered nor lost silently.
+func (l *loop) abandon(c *loopConn, now time.Time) {
+	if c.h2 != nil {
+		l.h2abandon(c, now)
+		l.closeConn(c)
+		return
+	}
+	for c.inflight.n > 0 {
+		q := c.inflight.pop()
+		l.r.account(l.g, l.outcome(q, httpload.Response{}, errInFlight, now))
+		c.unanswered++
+	}
+	c.unsent, c.wrote = 0, 0
+	l.closeConn(c)
 }
 
 // failure classifies a parser error; nil stays nil without an interface conversion.
@@ -207,27 +350,14 @@ func failure(err error) error {
 	return httpload.Fail(err)
 }
 
-// end accounts a request's outcome (run.account, shared with the goroutine engine), closes the
-// socket unless it may carry another request, and starts the next one, now.
-func (l *loop) end(c *loopConn, o outcome, now time.Time) {
-	keep, answered := l.r.account(l.g, o)
-	if answered {
-		c.answered++
-	} else {
-		c.unanswered++
-	}
-	if !keep || c.hup {
-		l.closeConn(c)
-	}
-	c.phase = phIdle
-	l.start(c, now)
-}
-
+// closeConn closes c's socket, if open, and drops what its parser had buffered.
 func (l *loop) closeConn(c *loopConn) {
 	if c.fd >= 0 {
 		unix.Close(c.fd) // closing also removes it from the epoll set
 		c.fd = -1
 	}
+	c.p.Reset()
+	c.phase = phIdle
 }
 
 // finish ends a connection: it sends nothing more.
@@ -243,13 +373,19 @@ func (l *loop) finish(c *loopConn) {
 func (l *loop) tally() {
 	for i := range l.conns {
 		c := &l.conns[i]
-		if c.phase == phWriting || c.phase == phReading {
-			c.unanswered++
+		switch {
+		case c.phase == phOpen && c.h2 != nil: // the requests waiting for a stream were not sent
+			c.unanswered += int64(c.h2.active)
+		case c.phase == phOpen:
+			c.unanswered += int64(c.inflight.n)
 		}
 		l.closeConn(c)
 		s := &l.r.slots[c.k]
 		s.mu.Lock()
 		s.answered, s.unanswered = c.answered, c.unanswered
 		s.mu.Unlock()
+	}
+	if l.r.cfg.HTTP2 {
+		l.g.addH2(&l.h2s)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -17,16 +18,14 @@ import (
 type phase uint8
 
 const (
-	phIdle       phase = iota // between requests (never waits here: start decides at once)
+	phIdle       phase = iota // no socket: before its first connect, after a close
 	phConnecting              // non-blocking connect in progress
-	phWriting                 // the request is being written
-	phReading                 // the response is being read
-	phPacing                  // waiting for its next intended start (open loop)
+	phOpen                    // connected: requests in flight, or waiting for the next intended start
 	phPause                   // waiting after a failed connect (Config.ConnectWait)
 	phFinished                // sends no more requests
 )
 
-// loopConn is one connection of an event loop: its socket, its phase and the request in flight.
+// loopConn is one connection of an event loop: its socket, its phase and its requests in flight.
 type loopConn struct {
 	k                    int   // index into run.slots, for the final tally
 	idx                  int32 // index into loop.conns, the epoll event's data
@@ -34,17 +33,56 @@ type loopConn struct {
 	phase                phase
 	readable, writable   bool // edge-triggered readiness not yet used up by EAGAIN
 	hup                  bool // the peer closed or the socket failed: read until EOF
-	wrote                int
-	intended, sent       time.Time
-	counted              bool
+	done                 bool // starts no more requests (duration over, -n share used)
+	inflight             queue
+	unsent               int   // the last unsent requests in flight are not fully written
+	wrote                int   // bytes of the first unsent one already written
 	due                  int64 // the timer, nanoseconds since the run's start
-	deadline             int64 // the connect's or request's deadline, likewise (see setDeadline)
-	arrived              int64 // the kernel's receive time of the answer's last read, when stamped
+	deadline             int64 // the connect's deadline, likewise
+	arrived              int64 // the kernel's receive time of the last read, when stamped
 	slot                 int   // index in the loop's timers, -1 when none
 	pacer                *Pacer
 	p                    httpload.Parser
+	h2                   *h2conn // HTTP/2 (Config.HTTP2); nil for HTTP/1.1
 	answered, unanswered int64
 }
+
+// inflight is one request of a connection without its answer yet: queued, being written, or
+// written and awaiting its response.
+type inflight struct {
+	intended, sent int64 // nanoseconds since the run's start: a third of two time.Time's size
+	counted        bool
+}
+
+// ns is t in nanoseconds since the run's start, as inflight and the timers keep it.
+func (l *loop) ns(t time.Time) int64 { return int64(t.Sub(l.r.start)) }
+
+// outcome is how q ended: with err, or answered (resp) at done.
+func (l *loop) outcome(q inflight, resp httpload.Response, err error, done time.Time) outcome {
+	return outcome{resp: resp, err: err, intended: l.r.start.Add(time.Duration(q.intended)), sent: l.r.start.Add(time.Duration(q.sent)), done: done, counted: q.counted}
+}
+
+// queue is a connection's requests in flight, oldest first: a ring of the pipeline depth, made
+// once, so that a request costs no allocation.
+type queue struct {
+	ring    []inflight
+	head, n int
+}
+
+func (q *queue) push(r inflight) {
+	q.ring[(q.head+q.n)%len(q.ring)] = r
+	q.n++
+}
+
+func (q *queue) pop() inflight {
+	r := q.ring[q.head]
+	q.head = (q.head + 1) % len(q.ring)
+	q.n--
+	return r
+}
+
+// at returns the i-th request in flight, oldest first.
+func (q *queue) at(i int) *inflight { return &q.ring[(q.head+i)%len(q.ring)] }
 
 // loop is one -t thread of the event-loop engine: an edge-triggered epoll instance over its
 // connections' non-blocking sockets, each registered once, a timer heap whose earliest entry
@@ -63,6 +101,10 @@ type loop struct {
 	sa      unix.Sockaddr
 	family  int
 	head    bool
+	depth   int     // requests a connection keeps in flight (Config.Pipeline)
+	batch   []byte  // depth copies of the request, so that queued requests go out in one write
+	h2s     h2stats // what the loop's HTTP/2 connections exchanged
+	h2in    []byte  // the read buffer its HTTP/2 connections share, one at a time (h2read)
 	// noPwait2 is set once epoll_pwait2 answered ENOSYS (a kernel before 5.11).
 	noPwait2 bool
 	// co is set when the loop coalesces its wake-ups (open loop, high rate: see coalesces).
@@ -164,6 +206,8 @@ func newLoop(r *run, g *group, sa unix.Sockaddr, family int) (*loop, error) {
 		return nil, fmt.Errorf("eventfd: %v", err)
 	}
 	l := &loop{r: r, g: g, ep: ep, wake: wake, sa: sa, family: family, head: httpload.Head(r.cfg.Request)}
+	l.depth = r.cfg.depth()
+	l.batch = bytes.Repeat(r.cfg.Request, l.depth)
 	if coalesces(&r.cfg) {
 		l.co = newCoalescer()
 	}
@@ -248,7 +292,15 @@ func (l *loop) setup() {
 	now := l.r.clock.Now()
 	for i := range l.conns {
 		c := &l.conns[i]
-		c.p.Init(initialParserBuf)
+		c.inflight.ring = make([]inflight, l.depth)
+		if cfg.HTTP2 {
+			c.h2 = newH2Conn(l.depth)
+			if l.h2in == nil {
+				l.h2in = make([]byte, h2ReadBuf)
+			}
+		} else {
+			c.p.Init(initialParserBuf)
+		}
 		c.p.SetKeepBody(cfg.Expect.Body != nil)
 		if cfg.Timing != "" {
 			c.p.CaptureHeader(TimingHeader)
@@ -256,7 +308,7 @@ func (l *loop) setup() {
 		if cfg.Rate > 0 {
 			c.pacer = NewPacer(l.r.clock, l.r.start.Add(cfg.Phase), cfg.Rate, c.k, cfg.Connections)
 		}
-		l.start(c, now)
+		l.fill(c, now)
 	}
 }
 
@@ -310,38 +362,40 @@ func (l *loop) fireTimers() (time.Duration, time.Time) {
 	return maxNap, now
 }
 
-// expire handles a connection whose timer came due.
+// expire handles a connection whose timer came due: a connect or the oldest request past its
+// deadline fails; otherwise the connection starts what is due and its timer is set again.
 func (l *loop) expire(c *loopConn, now time.Time) {
+	at := int64(now.Sub(l.r.start))
 	switch c.phase {
-	case phConnecting, phWriting, phReading:
-		if at := int64(now.Sub(l.r.start)); at < c.deadline { // an earlier request's deadline
-			l.timers.set(c, c.deadline)
-			return
-		}
-		if c.phase == phConnecting {
+	case phConnecting:
+		if at >= c.deadline {
 			l.closeConn(c)
 			l.connectFailed(c, now)
 			return
 		}
-		l.end(c, outcome{err: errLoopTimeout, intended: c.intended, sent: c.sent, done: now, counted: c.counted}, now)
-	case phPacing:
-		l.send(c, now)
+		l.dueBy(c, c.deadline)
+	case phOpen:
+		if c.h2 != nil {
+			next, ok := l.h2expire(c, now)
+			if !ok {
+				l.broken(c, errLoopTimeout, now)
+				return
+			}
+			if next < 1<<63-1 {
+				l.dueBy(c, next)
+			}
+		} else if c.inflight.n > 0 {
+			deadline := c.inflight.at(0).sent + int64(l.r.cfg.Timeout)
+			if at >= deadline {
+				l.broken(c, errLoopTimeout, now)
+				return
+			}
+			l.dueBy(c, deadline)
+		}
 	case phPause:
-		l.start(c, now)
+		c.phase = phIdle
 	}
-}
-
-func (l *loop) setTimer(c *loopConn, at time.Time) { l.timers.set(c, int64(at.Sub(l.r.start))) }
-
-// setDeadline gives c's connect or request the deadline now + timeout. The timer is moved only
-// when it is not already due by then: in a closed loop a connection's timer stays where its
-// first request put it, and comes due once a timeout, when expire sets it to the deadline of the
-// request then in flight; so a request costs no timer work.
-func (l *loop) setDeadline(c *loopConn, now time.Time) {
-	c.deadline = int64(now.Sub(l.r.start) + l.r.cfg.Timeout)
-	if c.slot < 0 || c.due > c.deadline {
-		l.timers.set(c, c.deadline)
-	}
+	l.fill(c, now)
 }
 
 // ready notes a connection's readiness and moves it on.
@@ -360,9 +414,7 @@ func (l *loop) ready(c *loopConn, events uint32) {
 		if c.writable {
 			l.connected(c)
 		}
-	case phWriting:
-		l.write(c)
-	case phReading:
-		l.read(c)
+	case phOpen:
+		l.serve(c)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/iobench/iobench/internal/h2wire/h2wiretest"
 	"github.com/iobench/iobench/internal/rawhttp"
 	"github.com/iobench/iobench/internal/rawhttp/rawhttptest"
 )
@@ -26,18 +27,20 @@ func TestLoopAllocsPerRequest(t *testing.T) {
 	}
 	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error { return rawhttp.Serve(ctx, ln, helloRaw) })
 	for _, tc := range []struct {
-		name   string
-		rate   float64
-		keep   bool
-		timing string
+		name     string
+		rate     float64
+		keep     bool
+		timing   string
+		pipeline int
 	}{
-		{"closed", 0, false, ""},
-		{"closed, body kept, header captured", 0, true, "app"},
+		{"closed", 0, false, "", 0},
+		{"closed, body kept, header captured", 0, true, "app", 0},
+		{"closed, pipelined 16 deep", 0, false, "", 16},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mallocs := func(n int64) uint64 {
 				cfg := config(t, EngineLoop, url+"/")
-				cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timing = 4, 1, n, tc.timing
+				cfg.Connections, cfg.Threads, cfg.Requests, cfg.Timing, cfg.Pipeline = 4, 1, n, tc.timing, tc.pipeline
 				if tc.keep { // --expect-body keeps every body to match it
 					cfg.Expect.Body = regexp.MustCompile(`^Hello world!$`)
 				}
@@ -58,6 +61,35 @@ func TestLoopAllocsPerRequest(t *testing.T) {
 				t.Errorf("the event loop allocates %.4f times per request, want 0", perRequest)
 			}
 		})
+	}
+}
+
+// TestH2AllocsPerResponse checks the HTTP/2 loop against a server that allocates nothing per
+// request and adds nothing to the HPACK dynamic table: the bound is one allocation per response,
+// and this loop makes none (a server indexing new header values costs the decoder one each).
+func TestH2AllocsPerResponse(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	url := h2wiretest.StartLean(t)
+	mallocs := func(n int64) uint64 {
+		cfg := config(t, EngineLoop, url)
+		cfg.Connections, cfg.Threads, cfg.Requests, cfg.HTTP2, cfg.Streams = 4, 1, n, true, 16
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		res, err := Run(context.Background(), cfg)
+		runtime.ReadMemStats(&after)
+		if err != nil || res.Succeeded != n {
+			t.Fatalf("run of %d: %v, %d succeeded (errors %v)", n, err, res.Succeeded, res.Errors)
+		}
+		return after.Mallocs - before.Mallocs
+	}
+	mallocs(1000)
+	short, long := mallocs(1000), mallocs(11000)
+	perResponse := (float64(long) - float64(short)) / 10000
+	t.Logf("%d allocations for 1,000 requests, %d for 11,000: %.4f per response", short, long, perResponse)
+	if perResponse >= 0.01 {
+		t.Errorf("the HTTP/2 loop allocates %.4f times per response, want 0", perResponse)
 	}
 }
 

@@ -60,10 +60,15 @@ func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bo
 // take returns the next intended start without waiting for it; ok is false when it would be at or
 // after end (and then the pacer stays where it is).
 func (p *Pacer) take(end time.Time) (intended time.Time, ok bool) {
-	intended = p.At(p.n)
-	if !intended.Before(end) {
-		return intended, false
+	if intended, ok = p.peek(end); ok {
+		p.n++
 	}
-	p.n++
-	return intended, true
+	return intended, ok
+}
+
+// peek returns the next intended start without taking it; ok is false when it would be at or
+// after end.
+func (p *Pacer) peek(end time.Time) (intended time.Time, ok bool) {
+	intended = p.At(p.n)
+	return intended, intended.Before(end)
 }

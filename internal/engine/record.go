@@ -45,6 +45,7 @@ func (res *Result) Fill(rec *result.Record, cfg Config) {
 	if res.TLS != nil {
 		rec.TLS = res.TLS.Record()
 	}
+	rec.HTTP2 = res.HTTP2
 	rec.Series = res.Series
 	rec.Threads = res.Threads
 	rec.ThreadRate = stats.Rates(res.Rates)
@@ -98,6 +99,12 @@ func Warnings(rec *result.Record, u Usage) []string {
 		w = append(w, "no request succeeded: every figure describes errors")
 	} else if n := rec.Counts.Errors[ErrConnect]; n > 0 {
 		w = append(w, fmt.Sprintf("%d connect errors: the server refused or dropped connections during the run", n))
+	}
+	if h := rec.HTTP2; h != nil && h.StreamsAllowed > 0 {
+		w = append(w, fmt.Sprintf("the server allows %d concurrent streams per connection: --streams %d was capped to %d", h.StreamsAllowed, h.Streams, h.StreamsAllowed))
+	}
+	if n := rec.Counts.Errors[ErrInFlight]; n > 0 {
+		w = append(w, fmt.Sprintf("%d requests were in flight on connections that closed before answering them (counted as %s errors, not lost)", n, ErrInFlight))
 	}
 	if t := rec.Throughput.TargetRate; t > 0 && rec.Duration.Std() > 0 {
 		got := float64(rec.Counts.Attempted) / rec.Duration.Seconds()

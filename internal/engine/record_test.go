@@ -33,6 +33,10 @@ func TestWarnings(t *testing.T) {
 			r.Counts.Errors = map[string]int64{"connect": 3}
 			r.Counts.Failed = 3
 		}, "3 connect errors"},
+		{"in flight at a close", func(r *result.Record, _ *Usage) {
+			r.Counts.Errors = map[string]int64{ErrInFlight: 15}
+			r.Counts.Failed = 15
+		}, "15 requests were in flight"},
 		{"nothing succeeded", func(r *result.Record, _ *Usage) { r.Counts.Succeeded = 0; r.Counts.Failed = 10 }, "no request succeeded"},
 		{"rate missed", func(r *result.Record, _ *Usage) { r.Throughput.TargetRate = 400_000 }, "target rate missed"},
 		{"interrupted", func(r *result.Record, _ *Usage) { r.Interrupted = true }, "partial result"},

@@ -59,6 +59,8 @@ type Result struct {
 	Answered, Unanswered int64
 	// TLS is what opening the connections of an https run cost; nil for plain http.
 	TLS *TLSResult
+	// HTTP2 is what an HTTP/2 run's connections exchanged; nil for HTTP/1.1.
+	HTTP2 *result.HTTP2
 	// Engine is the engine that ran (EngineLoop or EngineGoroutine); EngineNote says why it is
 	// not the one asked for, or is empty.
 	Engine, EngineNote string
@@ -79,6 +81,7 @@ type run struct {
 	remaining atomic.Int64 // -n tickets left
 	stopped   atomic.Bool
 	wakeups   []func() // the event loops' wake-ups, called by stop
+	h2r       *h2req   // the request as HTTP/2 frames (Config.HTTP2)
 }
 
 // slot holds a connection's live socket so that a stop can close it and unblock a pending read,
@@ -127,6 +130,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.ConnectWait = 50 * time.Millisecond
 	}
 	kind, note := pickEngine(cfg)
+	if kind != EngineLoop && (cfg.depth() > 1 || cfg.HTTP2) {
+		return nil, fmt.Errorf("--pipeline and HTTP/2 need the event loop, which cannot run this: %s", note)
+	}
 	procs := cfg.Threads
 	if kind == EngineLoop {
 		// Each loop holds its P through epoll_wait until the scheduler takes it back (20 µs to
@@ -135,7 +141,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	r := newRun(cfg)
+	if cfg.HTTP2 {
+		var err error
+		if r.h2r, err = newH2Req(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	res, err := r.execute(ctx, kind)
+	if err != nil && kind == EngineLoop && (cfg.depth() > 1 || cfg.HTTP2) {
+		return nil, fmt.Errorf("--pipeline and HTTP/2 need the event loop, which could not start: %v", err)
+	}
 	if err != nil && kind == EngineLoop {
 		kind, note = EngineGoroutine, fmt.Sprintf("engine: the event loop could not start (%v); the goroutine engine ran instead", err)
 		res, err = r.execute(ctx, kind)
@@ -207,6 +222,9 @@ func (r *run) wait(ctx context.Context, finished <-chan struct{}, t *ticker) (in
 	select {
 	case <-warm.C:
 	case <-finished:
+		if !r.clock.Now().Before(r.measure) { // a run shorter than the timer's latency
+			t.beginAt(r.measure)
+		}
 		return false
 	case <-ctx.Done():
 		r.stop(finished)

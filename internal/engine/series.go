@@ -24,9 +24,12 @@ func newTicker(r *run) *ticker {
 }
 
 // begin marks the start of the measured phase.
-func (t *ticker) begin() {
-	t.began = time.Now()
-	t.last = t.began
+func (t *ticker) begin() { t.beginAt(time.Now()) }
+
+// beginAt marks the start of the measured phase at at.
+func (t *ticker) beginAt(at time.Time) {
+	t.began = at
+	t.last = at
 }
 
 // tick closes one interval: it appends a point and calls OnSecond.
@@ -107,8 +110,10 @@ func (r *run) collect(t *ticker) *Result {
 		s.mu.Unlock()
 	}
 	var errs [nClasses]int64
+	var h2 h2stats
 	for _, g := range r.groups {
 		g.mu.Lock()
+		h2.add(&g.h2)
 		res.Latency = adopt(res.Latency, g.corrected)
 		if g.timing != nil {
 			res.Timing = adopt(res.Timing, g.timing)
@@ -137,8 +142,15 @@ func (r *run) collect(t *ticker) *Result {
 			res.Errors[ErrorClasses[i]] = n
 		}
 	}
+	if r.cfg.HTTP2 {
+		res.HTTP2 = h2.record(&r.cfg)
+	}
 	res.Start = t.began
-	if !t.began.IsZero() {
+	switch {
+	case t.began.IsZero():
+	case len(t.points) == 0: // over before the last partial second was worth a point
+		res.Elapsed = time.Since(t.began)
+	default:
 		res.Elapsed = t.last.Sub(t.began)
 	}
 	return res

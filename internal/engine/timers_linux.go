@@ -2,8 +2,9 @@ package engine
 
 // timers is a binary min-heap of one event loop's connections by their due time, indexed so
 // that a connection's timer moves in O(log n) without allocating. Each connection has at most one
-// timer: its request's deadline (or an earlier request's, which expire then moves: see
-// loop.setDeadline), its next intended start, or the end of its pause after a failed connect.
+// timer, due by the earliest of what it waits for: its connect's or oldest request's deadline
+// (or an earlier request's, which expire then moves: see loop.dueBy), its next intended start, or
+// the end of its pause after a failed connect.
 type timers struct {
 	h []*loopConn
 }

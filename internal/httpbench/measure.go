@@ -2,6 +2,7 @@ package httpbench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -86,6 +87,12 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 	if cfg.Warmup > 0 {
 		params["warmup"] = cfg.Warmup.String()
 	}
+	if cfg.Pipeline > 1 {
+		params["pipeline"] = cfg.Pipeline
+	}
+	if cfg.HTTP2 {
+		params["protocol"], params["streams"] = "h2c", max(1, cfg.Streams)
+	}
 	for k, v := range m.Params {
 		if d, ok := v.(time.Duration); ok {
 			v = d.String() // readable in the record, as the flags are written
@@ -97,6 +104,7 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		Workload:      w,
 		Impl:          m.Impl,
 		Mode:          m.Mode,
+		Case:          caseOf(cfg),
 		Target:        cfg.Target.URL(),
 		Parameters:    params,
 		Command:       m.Command,
@@ -147,4 +155,17 @@ func (m *meters) take() (procstat.Usage, float64, time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.self.Usage(), m.machine.Busy(), time.Since(m.from)
+}
+
+// caseOf sets apart, for grouping and compare, the runs whose wire differs from one request at a
+// time over HTTP/1.1: "pipeline 16", "h2c streams 100". Runs differing in it are never taken for
+// repeats.
+func caseOf(cfg engine.Config) string {
+	if cfg.HTTP2 {
+		return fmt.Sprintf("h2c streams %d", max(1, cfg.Streams))
+	}
+	if cfg.Pipeline > 1 {
+		return fmt.Sprintf("pipeline %d", cfg.Pipeline)
+	}
+	return ""
 }

@@ -37,6 +37,15 @@ type Options struct {
 	TLS          httpload.TLSOptions // https only: --insecure, --cacert, --sni
 	// Engine is "loop", "goroutine" or "" (the event loop where it can run); see engine.Config.
 	Engine string
+	// Pipeline is the HTTP/1.1 requests each connection keeps in flight (--pipeline; 0 = 1);
+	// PipelineSet says it was given, so that --pipeline 0 is an error.
+	Pipeline    int
+	PipelineSet bool
+	// HTTP2 (--http2: h2 over https:// through ALPN) and H2C (--http2-prior-knowledge: h2c on
+	// http://) speak HTTP/2 with Streams (--streams; StreamsSet says it was given) per connection.
+	HTTP2, H2C bool
+	Streams    int
+	StreamsSet bool
 }
 
 // fdReserve is how many descriptors beyond the connections iobench keeps for itself.
@@ -46,6 +55,12 @@ const fdReserve = 64
 func (o Options) Config() (engine.Config, error) {
 	if o.RateSet && o.Rate <= 0 {
 		return engine.Config{}, errors.New("rate must be positive (-R 1000); leave -R out for a closed loop")
+	}
+	if o.PipelineSet && o.Pipeline < 1 {
+		return engine.Config{}, fmt.Errorf("--pipeline %d is out of range; give 1 to %d requests in flight per connection", o.Pipeline, engine.MaxDepth)
+	}
+	if o.StreamsSet && o.Streams < 1 {
+		return engine.Config{}, fmt.Errorf("--streams %d is out of range; give 1 to %d streams per connection", o.Streams, engine.MaxDepth)
 	}
 	target, err := httpload.ParseURL(o.URL)
 	if err != nil {
@@ -65,6 +80,9 @@ func (o Options) Config() (engine.Config, error) {
 		}
 		spec.Headers = append(spec.Headers, hd)
 	}
+	if err := o.checkProtocol(target); err != nil {
+		return engine.Config{}, err
+	}
 	tlsCfg, err := o.tlsConfig(target)
 	if err != nil {
 		return engine.Config{}, err
@@ -83,6 +101,11 @@ func (o Options) Config() (engine.Config, error) {
 		KeepAlive:   !o.NoKeepAlive,
 		Expect:      engine.Expect{Status: o.ExpectStatus},
 		Engine:      o.Engine,
+		Pipeline:    o.Pipeline,
+		HTTP2:       o.HTTP2 || o.H2C,
+	}
+	if o.StreamsSet {
+		cfg.Streams = o.Streams
 	}
 	if cfg.Threads == 0 {
 		cfg.Threads = max(1, min(2, cfg.Connections))
@@ -106,6 +129,20 @@ func (o Options) Config() (engine.Config, error) {
 		return engine.Config{}, err
 	}
 	return cfg, checkFiles(cfg.Connections)
+}
+
+// checkProtocol matches the HTTP/2 flags to the URL's scheme: --http2 negotiates h2 over TLS,
+// --http2-prior-knowledge speaks h2c on plain TCP; there is no h2c Upgrade.
+func (o Options) checkProtocol(t httpload.Target) error {
+	switch {
+	case o.HTTP2 && o.H2C:
+		return errors.New("--http2 (https://, ALPN h2) and --http2-prior-knowledge (http://, h2c) do not mix; give the one that matches the URL")
+	case o.HTTP2 && !t.TLS:
+		return errors.New("--http2 negotiates h2 over TLS and needs an https:// URL; for h2c on http:// use --http2-prior-knowledge")
+	case o.H2C && t.TLS:
+		return errors.New("--http2-prior-knowledge speaks h2c on plain TCP and needs an http:// URL; for https:// use --http2")
+	}
+	return nil
 }
 
 // tlsConfig returns the TLS configuration of an https target, nil for http; TLS options given

@@ -61,6 +61,8 @@ lag, not in the uncorrected latency.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.opts.URL = args[0]
 			f.opts.RateSet = cmd.Flags().Changed("rate")
+			f.opts.PipelineSet = cmd.Flags().Changed("pipeline")
+			f.opts.StreamsSet = cmd.Flags().Changed("streams")
 			return runHTTP(cmd, &f)
 		},
 	}
@@ -75,6 +77,10 @@ lag, not in the uncorrected latency.`,
 	fs.StringArrayVarP(&f.opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	cli.DurationVarP(fs, &f.opts.Timeout, "timeout", "", 2*time.Second, "a response slower than this is a timeout error")
 	fs.BoolVar(&f.opts.NoKeepAlive, "no-keepalive", false, "close the connection after each response (as ab without -k)")
+	fs.IntVar(&f.opts.Pipeline, "pipeline", 1, "HTTP/1.1 requests each connection keeps written ahead of their answers, up to N (1-1024; event loop, http:// only)")
+	fs.BoolVar(&f.opts.HTTP2, "http2", false, "speak HTTP/2 over https:// (ALPN h2; not built yet: says so and exits 2)")
+	fs.BoolVar(&f.opts.H2C, "http2-prior-knowledge", false, "speak HTTP/2 on http:// without negotiation (h2c), as curl's flag")
+	fs.IntVar(&f.opts.Streams, "streams", 1, "HTTP/2: concurrent streams per connection (1-1024; h2load's -m); the server's SETTINGS_MAX_CONCURRENT_STREAMS caps it")
 	fs.StringVarP(&f.opts.Method, "method", "m", "GET", "request method")
 	fs.StringVar(&f.body, "body", "", "request body")
 	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from a file")

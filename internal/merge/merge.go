@@ -41,6 +41,7 @@ func records(recs []*result.Record, command []string) (*result.Record, error) {
 	out.Series = series(recs, out.StartedAt)
 	out.Throughput = throughput(out, recs)
 	out.Parameters = parameters(recs)
+	out.HTTP2 = http2(recs)
 	costs(out, recs)
 	out.Merged = shares(recs, out.StartedAt)
 	out.Warnings = append(engine.Warnings(out, engine.Usage{Planned: planned(out)}), warnings(out.Merged, recs)...)
@@ -161,6 +162,29 @@ func throughput(out *result.Record, recs []*result.Record) result.Throughput {
 		}
 	}
 	return t
+}
+
+// http2 adds up the agents' HTTP/2 sections (frames, resets, retries); the streams asked are
+// agent 0's, the cap the lowest any agent met. Nil when no agent ran HTTP/2.
+func http2(recs []*result.Record) *result.HTTP2 {
+	var out *result.HTTP2
+	for _, r := range recs {
+		h := r.HTTP2
+		if h == nil {
+			continue
+		}
+		if out == nil {
+			out = &result.HTTP2{Protocol: h.Protocol, Streams: h.Streams}
+		}
+		addAll(&out.FramesSent, h.FramesSent)
+		addAll(&out.FramesReceived, h.FramesReceived)
+		addAll(&out.Resets, h.Resets)
+		out.GoAwayRetried += h.GoAwayRetried
+		if h.StreamsAllowed > 0 && (out.StreamsAllowed == 0 || h.StreamsAllowed < out.StreamsAllowed) {
+			out.StreamsAllowed = h.StreamsAllowed
+		}
+	}
+	return out
 }
 
 // parameters are agent 0's, with the counts that were split added up again.

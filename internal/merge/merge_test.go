@@ -153,3 +153,26 @@ func TestSetRefuses(t *testing.T) {
 		t.Fatalf("%d records in after refusals, want 1", set.Len())
 	}
 }
+
+// TestMergeHTTP2 adds the agents' HTTP/2 frames, resets and retries, and keeps the lowest cap.
+func TestMergeHTTP2(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	set := NewSet("", 2)
+	for i, allowed := range []int{0, 64} {
+		rec := agentRecord("", i, 2, start, []time.Duration{time.Millisecond})
+		rec.HTTP2 = &result.HTTP2{Protocol: "h2c", Streams: 100, StreamsAllowed: allowed, GoAwayRetried: int64(i + 1),
+			FramesSent: map[string]int64{"headers": 10}, FramesReceived: map[string]int64{"data": 7 + int64(i)}, Resets: map[string]int64{"cancel": 1}}
+		if err := set.Add(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := set.Merge(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := out.HTTP2
+	if h == nil || h.Protocol != "h2c" || h.Streams != 100 || h.StreamsAllowed != 64 || h.GoAwayRetried != 3 ||
+		h.FramesSent["headers"] != 20 || h.FramesReceived["data"] != 15 || h.Resets["cancel"] != 2 {
+		t.Fatalf("merged http2 %+v", h)
+	}
+}

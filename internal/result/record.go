@@ -30,6 +30,7 @@ type Record struct {
 	Uncorrected   *Latency       `json:"latency_uncorrected,omitempty"` // open loop: from the actual send
 	ScheduleLag   *Latency       `json:"schedule_lag,omitempty"`        // open loop: actual send minus intended
 	TLS           *TLS           `json:"tls,omitempty"`                 // https: the handshakes, apart from the latency
+	HTTP2         *HTTP2         `json:"http2,omitempty"`               // HTTP/2 runs: protocol, streams, frames
 	Series        []Point        `json:"series,omitempty"`              // one point per second
 	Threads       []ThreadStats  `json:"threads,omitempty"`             // per worker thread
 	ThreadRate    *RateStats     `json:"thread_rate,omitempty"`         // wrk's Req/Sec row: per thread, per second

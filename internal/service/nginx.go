@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -40,13 +41,17 @@ type NginxSite struct {
 	Answer string
 	// TLS, when set, serves the site (and the readiness probe) over https only.
 	TLS *NginxTLS
+	// HTTP2 serves the site over HTTP/2: h2 through ALPN (offered before http/1.1) with TLS,
+	// else h2c with prior knowledge only (nginx then answers no HTTP/1.1 on the port). Each
+	// protocol gets a port of its own: a site per port.
+	HTTP2 bool
 	// AccessLog writes one line per request of the site (the probe's left out) to
 	// NginxAccessLog in the instance's directory, which Stop removes.
 	AccessLog bool
 }
 
 // NginxTLS is the certificate of an https site and its session settings: TLS 1.2 and 1.3,
-// HTTP/1.1 (ALPN offers nothing else), a shared session cache and session tickets, so that
+// HTTP/1.1 (ALPN offers nothing else, unless the site is HTTP2), a shared session cache and session tickets, so that
 // clients can resume.
 type NginxTLS struct {
 	CertPEM, KeyPEM []byte // written as cert.pem and key.pem into the instance's directory
@@ -119,8 +124,11 @@ func launchNginx(_ context.Context, l *launch) (string, error) {
 // or answered by nginx itself.
 func nginxConf(dir string, port int, s *NginxSite) string {
 	listen, ssl := "", ""
+	if s.HTTP2 {
+		listen = " http2"
+	}
 	if s.TLS != nil {
-		listen = " ssl"
+		listen = " ssl" + listen
 		ssl = fmt.Sprintf(`    ssl_certificate %[1]s/cert.pem;
     ssl_certificate_key %[1]s/key.pem;
     ssl_protocols TLSv1.2 TLSv1.3;
@@ -196,7 +204,9 @@ var fastcgiParams = [][2]string{
 	{"REDIRECT_STATUS", "200"},
 }
 
-// probeNginx asks the probe host for a 204 and returns the version from the Server header.
+// probeNginx asks the probe host for a 204 and returns the version from the Server header. A
+// port that answers HTTP/1.1 with something else than HTTP/1.1 is asked again over h2c: an
+// HTTP2 site without TLS speaks nothing else.
 func probeNginx(ctx context.Context, u string) (string, error) {
 	pu, err := url.Parse(u)
 	if err != nil {
@@ -206,6 +216,34 @@ func probeNginx(ctx context.Context, u string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	v, err := probeHTTP1(c, pu)
+	if pu.Scheme == "http" && err != nil && strings.Contains(err.Error(), "malformed HTTP") { // net/http's word for bytes that are not HTTP/1.x
+		return probeH2C(ctx, pu)
+	}
+	return v, err
+}
+
+// probeH2C asks the probe host for a 204 over HTTP/2 with prior knowledge.
+func probeH2C(ctx context.Context, pu *url.URL) (string, error) {
+	tr := &http.Transport{Protocols: new(http.Protocols), DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return dialer(ctx)(network, addr)
+	}}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+pu.Host+"/", nil)
+	if err != nil {
+		return "", err
+	}
+	req.Host = probeHost
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		return "", err
+	}
+	return nginxVersion(resp)
+}
+
+// probeHTTP1 asks over HTTP/1.1 on c, over TLS for an https URL.
+func probeHTTP1(c net.Conn, pu *url.URL) (string, error) {
 	if pu.Scheme == "https" { // our own server's certificate: reachability, not trust, is probed
 		c = tls.Client(c, &tls.Config{InsecureSkipVerify: true, ServerName: probeHost})
 	}
@@ -217,6 +255,11 @@ func probeNginx(ctx context.Context, u string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return nginxVersion(resp)
+}
+
+// nginxVersion checks the probe's 204 and returns the version its Server header names.
+func nginxVersion(resp *http.Response) (string, error) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
 		return "", fmt.Errorf("probe answered %s, want 204", resp.Status)

@@ -44,7 +44,22 @@ func header(p *printer, rec *result.Record) {
 		model = fmt.Sprintf("open loop at %s req/s", units.Count(int64(rec.Throughput.TargetRate)))
 	}
 	p.f("Running %s @ %s (%s)\n", what, rec.Target, model)
-	p.f("  %v threads and %v connections\n", rec.Parameters["threads"], rec.Parameters["connections"])
+	p.f("  %v threads and %v connections%s\n", rec.Parameters["threads"], rec.Parameters["connections"], depthText(rec))
+}
+
+// depthText says how many requests each connection keeps in flight, when more than one:
+// ", h2c with 100 streams each", ", 16 requests pipelined on each".
+func depthText(rec *result.Record) string {
+	if h := rec.HTTP2; h != nil {
+		return fmt.Sprintf(", %s with %d streams each", h.Protocol, h.Streams)
+	}
+	switch n := rec.Parameters["pipeline"].(type) {
+	case int:
+		return fmt.Sprintf(", %d requests pipelined on each", n)
+	case float64:
+		return fmt.Sprintf(", %.0f requests pipelined on each", n)
+	}
+	return ""
 }
 
 func durText(rec *result.Record) string {
@@ -183,10 +198,14 @@ func meanP50P99(l *result.Latency) string {
 
 func socketErrors(c result.Counts) string {
 	e := c.Errors
-	if e["connect"]+e["read"]+e["write"]+e["timeout"] == 0 {
+	if e["connect"]+e["read"]+e["write"]+e["timeout"]+e["inflight"]+e["reset"] == 0 {
 		return ""
 	}
-	return fmt.Sprintf("connect %d, read %d, write %d, timeout %d", e["connect"], e["read"], e["write"], e["timeout"])
+	s := fmt.Sprintf("connect %d, read %d, write %d, timeout %d", e["connect"], e["read"], e["write"], e["timeout"])
+	if e["inflight"]+e["reset"] > 0 { // pipelining and HTTP/2
+		s += fmt.Sprintf(", in flight at a close %d, reset %d", e["inflight"], e["reset"])
+	}
+	return s
 }
 
 // cost writes each process's cost (the CPUs it was pinned to, its busiest threads, where known)

@@ -27,10 +27,25 @@ const (
 // Date header and a goroutine per connection, so that the two side by side show what the
 // standard library costs.
 func ServeNetHTTP(ctx context.Context, ln net.Listener) error {
+	return serveNetHTTP(ctx, ln, false)
+}
+
+// ServeHTTP2 is ServeNetHTTP answering HTTP/2 with prior knowledge (h2c) too, on the same
+// port: net/http tells the two apart by the HTTP/2 connection preface.
+func ServeHTTP2(ctx context.Context, ln net.Listener) error {
+	return serveNetHTTP(ctx, ln, true)
+}
+
+func serveNetHTTP(ctx context.Context, ln net.Listener, h2c bool) error {
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(netHTTPHello),
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    rawhttp.MaxHeaderBytes,
+	}
+	if h2c {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
 	}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()

@@ -57,3 +57,42 @@ func TestServeNetHTTP(t *testing.T) {
 		t.Fatalf("ServeNetHTTP returned %v after cancel, want nil", err)
 	}
 }
+
+// TestServeHTTP2 checks that one port answers HTTP/1.1 and HTTP/2 with prior knowledge (h2c),
+// each with the hello body, told apart by the connection preface.
+func TestServeHTTP2(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- ServeHTTP2(ctx, ln) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ServeHTTP2 returned %v, want nil", err)
+		}
+	}()
+	for _, tc := range []struct {
+		name  string
+		proto func(*http.Protocols)
+		major int
+	}{
+		{"HTTP/1.1", func(p *http.Protocols) { p.SetHTTP1(true) }, 1},
+		{"h2c", func(p *http.Protocols) { p.SetUnencryptedHTTP2(true) }, 2},
+	} {
+		tr := &http.Transport{Protocols: new(http.Protocols)}
+		tc.proto(tr.Protocols)
+		resp, err := (&http.Client{Transport: tr}).Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		if resp.ProtoMajor != tc.major || resp.StatusCode != 200 || string(body) != Body {
+			t.Errorf("%s: %s %d %q; want HTTP/%d 200 %q", tc.name, resp.Proto, resp.StatusCode, body, tc.major, Body)
+		}
+	}
+}
