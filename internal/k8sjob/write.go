@@ -18,8 +18,8 @@ const (
 )
 
 // Dockerignore keeps the build context to what the build reads: the module's Go sources and the
-// files they embed (under cmd/, internal/ and scenarios/), not bin/, results/, .state/ or the
-// impls' installed dependencies. BuildKit (docker build's builder since Docker 23) reads it
+// files they embed (under cmd/, internal/, scenarios/ and impls/, which iobench embeds), not
+// bin/, results/ or .state/ (where the impls' installed dependencies live). BuildKit (docker build's builder since Docker 23) reads it
 // because it sits beside the Dockerfile under the Dockerfile's name; a .dockerignore at the
 // context's root would be the user's file, not iobench's to write.
 const Dockerignore = `# Read by docker build (BuildKit) for the Dockerfile beside it: only what the Go build needs.
@@ -29,6 +29,7 @@ const Dockerignore = `# Read by docker build (BuildKit) for the Dockerfile besid
 !cmd
 !internal
 !scenarios
+!impls
 `
 
 // dockerfile is the Dockerfile that builds the two static images from a checkout: the lean
