@@ -69,25 +69,7 @@ func sharedDir(t *testing.T) string {
 // it has sent the answer.
 func (n *tlsNginx) logged(t *testing.T, want int) (ok, all int) {
 	t.Helper()
-	for end := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(n.log)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-		if len(b) == 0 {
-			lines = nil
-		}
-		ok = 0
-		for _, l := range lines {
-			if strings.Contains(l, `"GET / HTTP/1.1" 200 12 `) && strings.HasSuffix(l, `"iobench"`) {
-				ok++
-			}
-		}
-		if len(lines) >= want || time.Now().After(end) {
-			return ok, len(lines)
-		}
-	}
+	return accessLogged(t, n.log, "HTTP/1.1", want)
 }
 
 // runHTTP runs `iobench http ARGS...` in this process, as iobench-http would.
