@@ -16,6 +16,14 @@ import (
 // knowledge when http2 is set, its access log on; it returns the URL and the log's path.
 func startNginx(t *testing.T, http2 bool) (url, log string) {
 	t.Helper()
+	inst := runNginx(t, service.NginxSite{HTTP2: http2})
+	return inst.URL + "/", filepath.Join(inst.Dir, service.NginxAccessLog)
+}
+
+// runNginx starts site on a free port of 127.0.0.1 with one worker answering "Hello world!",
+// its access log on, until the test ends.
+func runNginx(t *testing.T, site service.NginxSite) *service.Instance {
+	t.Helper()
 	if err := service.Installed("nginx"); err != nil {
 		t.Fatal(err) // scripts/install-services.sh installs it
 	}
@@ -23,15 +31,16 @@ func startNginx(t *testing.T, http2 bool) (url, log string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	site.Port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	site.Answer, site.Workers, site.AccessLog = "Hello world!", 1, true
 	ctx := context.Background()
-	inst, err := service.StartNginx(ctx, service.NginxSite{Port: port, Answer: "Hello world!", Workers: 1, AccessLog: true, HTTP2: http2}, service.Options{StateDir: sharedDir(t)})
+	inst, err := service.StartNginx(ctx, site, service.Options{StateDir: sharedDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { inst.Stop(ctx) })
-	return inst.URL + "/", filepath.Join(inst.Dir, service.NginxAccessLog)
+	return inst
 }
 
 // accessLogged counts the lines of nginx's access log that are an iobench GET answered 200 over

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,25 +29,8 @@ type tlsNginx struct {
 
 func startTLSNginx(t *testing.T) *tlsNginx {
 	t.Helper()
-	if err := service.Installed("nginx"); err != nil {
-		t.Fatal(err) // scripts/install-services.sh installs it
-	}
 	cert := testcert.New(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	ctx := context.Background()
-	inst, err := service.StartNginx(ctx, service.NginxSite{
-		Port: port, Answer: "Hello world!", Workers: 1, AccessLog: true,
-		TLS: &service.NginxTLS{CertPEM: cert.CertPEM, KeyPEM: cert.KeyPEM},
-	}, service.Options{StateDir: sharedDir(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inst.Stop(ctx) })
+	inst := runNginx(t, service.NginxSite{TLS: &service.NginxTLS{CertPEM: cert.CertPEM, KeyPEM: cert.KeyPEM}})
 	t.Logf("nginx %s on %s", inst.Version, inst.URL)
 	return &tlsNginx{url: inst.URL + "/", cert: cert, log: filepath.Join(inst.Dir, service.NginxAccessLog)}
 }

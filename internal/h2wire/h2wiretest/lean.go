@@ -26,6 +26,14 @@ var leanAnswer = func() []byte {
 // bodies no window.
 func StartLean(tb testing.TB) string {
 	tb.Helper()
+	return listen(tb, leanServe)
+}
+
+// listen serves each connection to 127.0.0.1 with handle, one goroutine each, until the test
+// ends: then the listener and every connection are closed and the goroutines waited for. It
+// returns the URL, "http://host:port/".
+func listen(tb testing.TB, handle func(net.Conn)) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -46,7 +54,7 @@ func StartLean(tb testing.TB) string {
 				defer wg.Done()
 				stop := context.AfterFunc(ctx, func() { c.Close() })
 				defer stop()
-				leanServe(c)
+				handle(c)
 			}()
 		}
 	}()

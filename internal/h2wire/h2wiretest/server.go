@@ -9,7 +9,6 @@ package h2wiretest
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,34 +70,12 @@ func (s *Stats) violate(format string, args ...any) {
 // and the server's counts.
 func Start(tb testing.TB, script Script) (string, *Stats) {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
 	st := &Stats{}
-	var wg sync.WaitGroup
-	go func() { <-ctx.Done(); ln.Close() }()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			st.Conns.Add(1)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				stop := context.AfterFunc(ctx, func() { c.Close() })
-				defer stop()
-				newConn(c, script, st).serve()
-			}()
-		}
-	}()
-	tb.Cleanup(func() { cancel(); wg.Wait() })
-	return "http://" + ln.Addr().String() + "/", st
+	url := listen(tb, func(c net.Conn) {
+		st.Conns.Add(1)
+		newConn(c, script, st).serve()
+	})
+	return url, st
 }
 
 // conn is one client connection. Its reader runs serve; answers are written by a goroutine per
