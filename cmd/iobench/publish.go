@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -58,7 +60,7 @@ same broker-side counting; 'iobench publish seed2' runs the whole seed 2 compari
 	fs.BoolVar(&c.ShareConnection, "share-connection", false, "publishers share one connection, a channel each (default: a connection each)")
 	fs.BoolVar(&c.Persistent, "persistent", false, "persistent messages (delivery mode 2); needs --queue-durable")
 	fs.IntVar(&c.Confirm, "confirm", 0, "publisher confirms with N outstanding per publisher; 0 = off")
-	fs.IntVar(&c.Size, "size", c.Size, fmt.Sprintf("body size in bytes for --body binary (at least %d, the bookkeeping header)", publish.HeaderSize))
+	fs.IntVar(&c.Size, "size", c.Size, fmt.Sprintf("body size in bytes for --body binary (at least %d, the bookkeeping header)", gopublisher.HeaderSize))
 	fs.StringVar(&c.Body, "body", c.Body, "binary (--size bytes), seed (the seed's JSON) or seed-min (without timestamp)")
 	fs.Int64VarP(&c.Count, "number", "n", c.Count, "messages in all, split over the publishers")
 	cli.DurationVarP(fs, &c.Duration, "duration", "d", 0, "publish for this long instead of -n (e.g. 10s)")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"os"
 
 	"github.com/spf13/cobra"
@@ -122,7 +124,7 @@ func overrideChanged(changed func(string) bool, cfg, base *publish.Config) {
 		{"share-connection", func() { cfg.ShareConnection = base.ShareConnection }},
 		{"persistent", func() { cfg.Persistent = base.Persistent }},
 		{"confirm", func() { cfg.Confirm = base.Confirm }},
-		{"size", func() { cfg.Size = base.Size; cfg.Body = publish.BodyBinary }},
+		{"size", func() { cfg.Size = base.Size; cfg.Body = gopublisher.BodyBinary }},
 		{"body", func() { cfg.Body = base.Body }},
 		{"number", func() { cfg.Count, cfg.Duration = base.Count, 0 }},
 		{"duration", func() { cfg.Duration = base.Duration; cfg.Count = 0 }},

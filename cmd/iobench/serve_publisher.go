@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/impls/gopublisher"
 )
 
 func init() { serveSubcommands = append(serveSubcommands, newServePublisherCmd) }
@@ -22,11 +22,11 @@ seed-min), prints "ready" once connected, waits for one line on standard input, 
 prints "result sent=N seconds=S". 'iobench run scenarios/seed2-publish.yaml' starts it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := publish.ServeConfigFromEnv(os.Getenv)
+			c, err := gopublisher.ServeConfigFromEnv(os.Getenv)
 			if err != nil {
 				return cli.RunError(err)
 			}
-			return cli.RunError(publish.Serve(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout()))
+			return cli.RunError(gopublisher.Serve(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout()))
 		},
 	}
 }

@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"errors"
 	"fmt"
 	"io"
@@ -42,8 +44,8 @@ type Config struct {
 	Persistent      bool          // delivery mode 2
 	Confirm         int           // publisher confirms with at most Confirm outstanding per publisher; 0 = off
 	QueueDurable    bool          // declare the queue durable
-	Body            string        // BodyBinary, BodySeed or BodySeedMin
-	Size            int           // body size for BodyBinary, at least HeaderSize
+	Body            string        // gopublisher.BodyBinary, BodySeed or BodySeedMin
+	Size            int           // body size for gopublisher.BodyBinary, at least its HeaderSize
 	Count           int64         // -n: messages in all, split evenly (remainder to the first publishers); 0 with Duration
 	Duration        time.Duration // -d: publish for this long instead of Count
 	Consumers       int           // consumers reading the queue during the run (0: publish only, as the seed)
@@ -84,7 +86,7 @@ func Presets() []Preset {
 			Seed: "Go single goroutine 220,773/s", SeedRate: 220773,
 			Apply: func(c *Config) {
 				seedish(c)
-				c.Queue, c.Publishers, c.Count, c.Body = "go_queue", 1, 50000, BodySeed
+				c.Queue, c.Publishers, c.Count, c.Body = "go_queue", 1, 50000, gopublisher.BodySeed
 			},
 		},
 		{
@@ -92,7 +94,7 @@ func Presets() []Preset {
 			Seed: "Go worker pool (10) 81,210/s", SeedRate: 81210,
 			Apply: func(c *Config) {
 				seedish(c)
-				c.Queue, c.Publishers, c.Count, c.Body = "go_worker_queue", n, 50000, BodySeed
+				c.Queue, c.Publishers, c.Count, c.Body = "go_worker_queue", n, 50000, gopublisher.BodySeed
 			},
 		},
 		{
@@ -100,7 +102,7 @@ func Presets() []Preset {
 			Seed: "Go ultra-optimized sustained 266,025/s (peak 1,082,014)", SeedRate: 266025,
 			Apply: func(c *Config) {
 				seedish(c)
-				c.Queue, c.Publishers, c.Count, c.Body = "ultra_fast_queue", 2*n, 500000, BodySeedMin
+				c.Queue, c.Publishers, c.Count, c.Body = "ultra_fast_queue", 2*n, 500000, gopublisher.BodySeedMin
 			},
 		},
 	}
@@ -123,7 +125,7 @@ func ApplyPreset(c *Config, name string) error {
 // DefaultConfig returns the defaults of `iobench publish`.
 func DefaultConfig() Config {
 	return Config{
-		Queue: DefaultQueue, Publishers: 1, Body: BodyBinary, Size: DefaultSize, Count: DefaultCount,
+		Queue: DefaultQueue, Publishers: 1, Body: gopublisher.BodyBinary, Size: DefaultSize, Count: DefaultCount,
 		Prefetch: DefaultPrefetch, DrainTimeout: DefaultDrainTimeout,
 	}
 }
@@ -137,12 +139,12 @@ func (c *Config) Check() error {
 		return badInput("-P %d: too many publishers for one broker; use at most 10000", c.Publishers)
 	case c.Confirm < 0:
 		return badInput("--confirm %d: use 0 for no confirms or N > 0 for confirms with N outstanding", c.Confirm)
-	case c.Body != BodyBinary && c.Body != BodySeed && c.Body != BodySeedMin:
+	case c.Body != gopublisher.BodyBinary && c.Body != gopublisher.BodySeed && c.Body != gopublisher.BodySeedMin:
 		return badInput("--body %q: use binary, seed or seed-min", c.Body)
-	case c.Body == BodyBinary && c.Size < HeaderSize:
+	case c.Body == gopublisher.BodyBinary && c.Size < gopublisher.HeaderSize:
 		return badInput("--size %d: below the %d-byte bookkeeping header (sequence number and send time); use --size %d or more",
-			c.Size, HeaderSize, HeaderSize)
-	case c.Body == BodyBinary && c.Size > 128<<20:
+			c.Size, gopublisher.HeaderSize, gopublisher.HeaderSize)
+	case c.Body == gopublisher.BodyBinary && c.Size > 128<<20:
 		return badInput("--size %d: messages above 128 MiB are refused by RabbitMQ; use a smaller size", c.Size)
 	case c.Count < 0:
 		return badInput("-n %d: use a positive message count", c.Count)
@@ -194,7 +196,7 @@ func (c *Config) describe() string {
 		b.WriteString(", no confirms")
 	}
 	switch c.Body {
-	case BodyBinary:
+	case gopublisher.BodyBinary:
 		fmt.Fprintf(&b, ", %d B bodies", c.Size)
 	case "":
 	default:

@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"fmt"
 	"math/bits"
 	"sync"
@@ -15,6 +17,14 @@ import (
 // ackEvery is how many deliveries a consumer acks at once (multiple=true); it also acks
 // whenever no further delivery is waiting, so nothing stays unacked while the queue is idle.
 const ackEvery = 64
+
+// dial opens one AMQP connection named for the broker's connection list, for the consumers and
+// the checks that read the queue back (the publishers publish through package backend).
+func dial(url, name string) (*amqp091.Connection, error) {
+	cfg := amqp091.Config{Properties: amqp091.NewConnectionProperties(), Dial: amqp091.DefaultDial(10 * time.Second)}
+	cfg.Properties.SetClientConnectionName(name)
+	return amqp091.DialConfig(url, cfg)
+}
 
 // consumers read the queue during the run, recording end-to-end latency from the send time in
 // each body and which sequence numbers arrived, so lost and duplicated messages are counted.
@@ -99,7 +109,7 @@ func (c *consumer) run(msgs <-chan amqp091.Delivery, cs *consumers) {
 		if d.DeliveryMode == amqp091.Persistent {
 			c.pers++
 		}
-		if st, err := Decode(d.Body); err != nil || !c.seen.set(st.Seq) {
+		if st, err := gopublisher.Decode(d.Body); err != nil || !c.seen.set(st.Seq) {
 			c.bad++
 		} else if st.SentNS > 0 {
 			c.hist.Record(time.Duration(now - st.SentNS))

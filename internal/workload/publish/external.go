@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"context"
 	"errors"
 	"fmt"
@@ -73,7 +75,7 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	}
 	cfg := Config{
 		URL: ic.URL, Queue: s.Queue, Publishers: max(s.Concurrency, 1), Persistent: s.Persistent,
-		QueueDurable: s.QueueDurable, Body: BodySeed, Count: int64(s.Count), DrainTimeout: ic.DrainTimeout,
+		QueueDurable: s.QueueDurable, Body: gopublisher.BodySeed, Count: int64(s.Count), DrainTimeout: ic.DrainTimeout,
 		Command: ic.Command, Versions: ic.Versions, BrokerRoots: ic.BrokerRoots, Log: ic.Log, Progress: ic.Progress,
 	}
 	if s.Confirm {

@@ -1,6 +1,8 @@
 package publish_test
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"context"
 	"errors"
 	"fmt"
@@ -45,8 +47,8 @@ func TestBrokerCountsEveryMode(t *testing.T) {
 		{"shared-connection", func(c *publish.Config) { c.Publishers = 3; c.ShareConnection = true }},
 		{"persistent-confirms", func(c *publish.Config) { c.Persistent, c.QueueDurable, c.Confirm = true, true, 50 }},
 		{"confirms-1", func(c *publish.Config) { c.Confirm = 1; c.Count = 500 }},
-		{"seed-body", func(c *publish.Config) { c.Body = publish.BodySeed }},
-		{"seed-min-body", func(c *publish.Config) { c.Body = publish.BodySeedMin; c.Publishers = 2 }},
+		{"seed-body", func(c *publish.Config) { c.Body = gopublisher.BodySeed }},
+		{"seed-min-body", func(c *publish.Config) { c.Body = gopublisher.BodySeedMin; c.Publishers = 2 }},
 		{"consumers", func(c *publish.Config) { c.Consumers = 2; c.Publishers = 2 }},
 		{"consumers-confirms", func(c *publish.Config) { c.Consumers = 1; c.Confirm = 100; c.Persistent, c.QueueDurable = true, true }},
 	}

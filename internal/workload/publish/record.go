@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +31,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 	var nacked int64
 	pp := make([]result.PublisherCount, len(r.pubs))
 	for i, p := range r.pubs {
-		n := p.pub.Counts()
+		n := p.Counts()
 		nacked += n.Nacked
 		pp[i] = result.PublisherCount{Index: i, Written: n.Written, Confirmed: n.Acked}
 	}
@@ -46,7 +48,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 	pub := &result.Publish{
 		Publishers: c.Publishers, SharedConnection: c.ShareConnection, Persistent: c.Persistent,
 		Confirm: c.Confirm, Queue: c.Queue, QueueDurable: c.QueueDurable, Body: c.Body,
-		BodyBytes: len(encode(newBody(c.Body, c.Size), c.Body, 0, 0, time.Now())), Consumers: c.Consumers,
+		BodyBytes: len(gopublisher.Encode(gopublisher.NewBody(c.Body, c.Size), c.Body, 0, 0, time.Now())), Consumers: c.Consumers,
 		Preset: c.Preset, CountedBy: r.obs.countedBy,
 		Accepted: accepted, Written: written, Confirmed: confirmed, Nacked: nacked,
 		Broker:       result.Rate{Mean: rate(accepted, elapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return float64(p.Completed) })},
@@ -137,7 +139,7 @@ func (r *run) parameters() map[string]any {
 		"confirm": c.Confirm, "queue": c.Queue, "queue_durable": c.QueueDurable, "body": c.Body,
 		"consumers": c.Consumers,
 	}
-	if c.Body == BodyBinary {
+	if c.Body == gopublisher.BodyBinary {
 		p["size"] = c.Size
 	}
 	if c.Count > 0 {

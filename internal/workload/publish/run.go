@@ -1,6 +1,8 @@
 package publish
 
 import (
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+
 	"context"
 	"fmt"
 	"log/slog"
@@ -26,7 +28,8 @@ type run struct {
 	log    *slog.Logger
 	admin  *amqp.Broker
 	conns  []backend.Broker // the publishers' connections
-	pubs   []*publisher
+	pubs   []*gopublisher.Publisher
+	set    gopublisher.Settings // what the publishers share
 	cons   *consumers
 	obs    *observer
 	t0     time.Time
@@ -98,18 +101,19 @@ func (r *run) setup(ctx context.Context) error {
 		}
 		r.conns = append(r.conns, conn)
 	}
+	r.set = gopublisher.Settings{Queue: c.Queue, Persistent: c.Persistent, Confirm: c.Confirm, Body: c.Body, Size: c.Size}
 	var next uint64
 	for i := range c.Publishers {
-		p := &publisher{idx: i, cfg: c, quota: -1, first: uint64(i), stride: uint64(c.Publishers), stop: &r.stop}
+		p := &gopublisher.Publisher{Index: i, Quota: -1, First: uint64(i), Stride: uint64(c.Publishers), Stop: &r.stop}
 		if c.Count > 0 {
 			q := c.Count / int64(c.Publishers)
 			if int64(i) < c.Count%int64(c.Publishers) {
 				q++ // the remainder goes to the first publishers, none is dropped
 			}
-			p.quota, p.first, p.stride = q, next, 1
+			p.Quota, p.First, p.Stride = q, next, 1
 			next += uint64(q)
 		}
-		if err := p.open(octx, r.conns[i%len(r.conns)]); err != nil {
+		if err := p.Open(octx, r.conns[i%len(r.conns)], &r.set); err != nil {
 			return err
 		}
 		r.pubs = append(r.pubs, p)
@@ -148,7 +152,7 @@ func (r *run) observe(countedBy string) {
 // counts sums the client-side counters.
 func (r *run) counts() (written, confirmed, consumed int64) {
 	for _, p := range r.pubs {
-		n := p.pub.Counts()
+		n := p.Counts()
 		written += n.Written
 		confirmed += n.Acked
 	}
@@ -164,7 +168,7 @@ func (r *run) measure(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, p := range r.pubs {
 		wg.Add(1)
-		go func() { defer wg.Done(); p.run(ctx, start) }()
+		go func() { defer wg.Done(); p.Run(ctx, start) }()
 	}
 	r.startCost()
 	r.t0 = time.Now()
@@ -194,7 +198,7 @@ func (r *run) measure(ctx context.Context) {
 	r.wEnd = time.Now()
 	var last int64
 	for _, p := range r.pubs {
-		last = max(last, p.endNS)
+		last = max(last, p.EndNS)
 	}
 	if last > 0 {
 		r.wEnd = time.Unix(0, last)
@@ -206,7 +210,7 @@ func (r *run) measure(ctx context.Context) {
 	drain, cancel := context.WithTimeout(ctx, c.DrainTimeout)
 	defer cancel()
 	for _, p := range r.pubs {
-		if !p.awaitConfirms(drain) {
+		if !p.AwaitConfirms(drain) {
 			break
 		}
 	}
@@ -215,7 +219,7 @@ func (r *run) measure(ctx context.Context) {
 	if r.obs.countedBy == CountedByConfirms {
 		var lastAck time.Time
 		for _, p := range r.pubs {
-			if t := p.pub.Counts().LastConfirm; t.After(lastAck) {
+			if t := p.Counts().LastConfirm; t.After(lastAck) {
 				lastAck = t
 			}
 		}
@@ -247,7 +251,7 @@ func (r *run) measure(ctx context.Context) {
 
 func (r *run) stopPublishers() {
 	for _, p := range r.pubs {
-		p.stop.Store(true)
+		p.Stop.Store(true)
 	}
 }
 
@@ -255,7 +259,7 @@ func (r *run) stopPublishers() {
 func (r *run) cleanup() {
 	r.cons.stop()
 	for _, p := range r.pubs {
-		p.close()
+		p.Close()
 	}
 	for _, c := range r.conns {
 		_ = c.Close()
@@ -283,8 +287,8 @@ func (r *run) verdict(rec *result.Record) error {
 		return fmt.Errorf("%w: %v", ErrImpl, r.ext.err)
 	}
 	for _, p := range r.pubs {
-		if p.err != nil {
-			why = append(why, p.err.Error())
+		if p.Err != nil {
+			why = append(why, p.Err.Error())
 		}
 	}
 	if rec.Counts.Lost > 0 || rec.Counts.Duplicated > 0 {

@@ -1,4 +1,4 @@
-package publish
+package gopublisher
 
 import (
 	"encoding/binary"
@@ -35,8 +35,8 @@ type Stamp struct {
 // ErrBody is returned by Decode for a body iobench did not write.
 var ErrBody = errors.New("not an iobench publish body")
 
-// newBody returns a reusable body buffer for format and size (size is used by BodyBinary).
-func newBody(format string, size int) []byte {
+// NewBody returns a reusable body buffer for format and size (size is used by BodyBinary).
+func NewBody(format string, size int) []byte {
 	if format == BodyBinary {
 		b := make([]byte, size)
 		copy(b, magic[:])
@@ -48,9 +48,9 @@ func newBody(format string, size int) []byte {
 	return make([]byte, 0, 128)
 }
 
-// encode writes message seq of publisher pub, sent at now, into buf (from newBody) and returns
+// Encode writes message seq of publisher pub, sent at now, into buf (from NewBody) and returns
 // the body. A binary body is rewritten in place; JSON bodies are appended without allocating.
-func encode(buf []byte, format string, seq uint64, pub int, now time.Time) []byte {
+func Encode(buf []byte, format string, seq uint64, pub int, now time.Time) []byte {
 	switch format {
 	case BodyBinary:
 		binary.BigEndian.PutUint32(buf[4:8], uint32(pub))
@@ -71,7 +71,7 @@ func encode(buf []byte, format string, seq uint64, pub int, now time.Time) []byt
 	}
 }
 
-// Decode reads the bookkeeping back from a body written by encode (any format).
+// Decode reads the bookkeeping back from a body written by Encode (any format).
 func Decode(body []byte) (Stamp, error) {
 	if len(body) >= HeaderSize && [4]byte(body[:4]) == magic {
 		return Stamp{
@@ -84,7 +84,7 @@ func Decode(body []byte) (Stamp, error) {
 }
 
 // decodeJSON reads id and, when present, timestamp from a seed body. It expects the layout
-// encode writes (and Python's json.dumps of the seed's dict), not arbitrary JSON.
+// Encode writes (and Python's json.dumps of the seed's dict), not arbitrary JSON.
 func decodeJSON(b []byte) (Stamp, error) {
 	s := Stamp{Publisher: -1}
 	v, ok := field(b, `"id":`)

@@ -1,4 +1,4 @@
-package publish
+package gopublisher
 
 import (
 	"bufio"
@@ -94,9 +94,9 @@ func publishAll(ctx context.Context, c ServeConfig, pubs []backend.Publisher) (i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := newBody(c.Body, 0)
+			buf := NewBody(c.Body, 0)
 			for seq := next.Add(1); seq <= c.Count && ctx.Err() == nil; seq = next.Add(1) {
-				if errs[i] = p.Publish(ctx, encode(buf, c.Body, uint64(seq), i, time.Now())); errs[i] != nil {
+				if errs[i] = p.Publish(ctx, Encode(buf, c.Body, uint64(seq), i, time.Now())); errs[i] != nil {
 					return
 				}
 				sent.Add(1)

@@ -1,4 +1,4 @@
-package publish
+package gopublisher
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 func TestBodyRoundTrip(t *testing.T) {
 	now := time.Unix(1715170000, 123456789)
 	for _, format := range []string{BodyBinary, BodySeed, BodySeedMin} {
-		buf := newBody(format, 100)
-		b := encode(buf, format, 4242, 3, now)
+		buf := NewBody(format, 100)
+		b := Encode(buf, format, 4242, 3, now)
 		st, err := Decode(b)
 		if err != nil {
 			t.Fatalf("%s: %v (%q)", format, err, b)
@@ -46,8 +46,8 @@ func TestBodyRoundTrip(t *testing.T) {
 func TestEncodeDoesNotAllocate(t *testing.T) {
 	now := time.Now()
 	for _, format := range []string{BodyBinary, BodySeedMin, BodySeed} {
-		buf := newBody(format, 100)
-		if n := testing.AllocsPerRun(100, func() { buf = encode(buf, format, 123456, 1, now) }); n > 0 {
+		buf := NewBody(format, 100)
+		if n := testing.AllocsPerRun(100, func() { buf = Encode(buf, format, 123456, 1, now) }); n > 0 {
 			t.Errorf("%s: %v allocations per body", format, n)
 		}
 	}
@@ -55,58 +55,12 @@ func TestEncodeDoesNotAllocate(t *testing.T) {
 
 // FuzzDecode: no body, however malformed, may panic the consumer.
 func FuzzDecode(f *testing.F) {
-	f.Add(encode(newBody(BodyBinary, 40), BodyBinary, 1, 2, time.Now()))
-	f.Add(encode(newBody(BodySeed, 0), BodySeed, 99, 0, time.Now()))
+	f.Add(Encode(NewBody(BodyBinary, 40), BodyBinary, 1, 2, time.Now()))
+	f.Add(Encode(NewBody(BodySeed, 0), BodySeed, 99, 0, time.Now()))
 	f.Add([]byte(`{"id": 1, "timestamp": "x"}`))
 	f.Add([]byte(`{"id":"1"}`))
 	f.Add([]byte(`{"id":`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = Decode(b)
 	})
-}
-
-func TestParseResultLine(t *testing.T) {
-	cases := []struct {
-		in   string
-		ok   bool
-		rate float64
-	}{
-		{"result sent=1000 seconds=0.5", true, 2000},
-		{"  result seconds=2 sent=10 extra=1", true, 5},
-		{"result sent=10", false, 0},
-		{"result sent=-1 seconds=1", false, 0},
-		{"result sent=1 seconds=NaN", false, 0},
-		{"ready", false, 0},
-	}
-	for _, c := range cases {
-		r, ok := ParseResultLine(c.in)
-		if ok != c.ok || r.Rate != c.rate {
-			t.Errorf("%q: %+v %v", c.in, r, ok)
-		}
-	}
-}
-
-func FuzzParseResultLine(f *testing.F) {
-	f.Add("result sent=1000 seconds=0.5")
-	f.Fuzz(func(t *testing.T, s string) {
-		if r, ok := ParseResultLine(s); ok && (r.Sent < 0 || r.Seconds < 0) {
-			t.Fatalf("%q: %+v", s, r)
-		}
-	})
-}
-
-func TestBitset(t *testing.T) {
-	var a, b bitset
-	for _, i := range []uint64{0, 63, 64, 1000} {
-		a.set(i)
-	}
-	b.set(1000)
-	b.set(5000)
-	if a.set(maxSeq) {
-		t.Fatal("set beyond maxSeq")
-	}
-	a.or(&b)
-	if a.count() != 5 {
-		t.Fatalf("count %d", a.count())
-	}
 }
