@@ -15,20 +15,18 @@ func init() { subcommands = append(subcommands, newPublishCmd) }
 
 type publishFlags struct {
 	brokerFlags
-	cfg              publish.Config
-	preset           string
-	implName         string
-	variant          string
-	jsonPath         string
-	quiet            bool
-	concurrencyAlias int
+	cfg      publish.Config
+	implName string
+	variant  string
+	jsonPath string
+	quiet    bool
 }
 
 func newPublishCmd() *cobra.Command {
 	f := publishFlags{cfg: publish.DefaultConfig()}
 	cmd := &cobra.Command{
 		Use:   publish.Name,
-		Short: "Seed 2: publish throughput to RabbitMQ, counted at the broker (Go publisher, presets, or a Python impl)",
+		Short: "Seed 2: publish throughput to RabbitMQ, counted at the broker (the built-in Go publisher, or an impl)",
 		Long: `Publish messages to one RabbitMQ queue and report what the BROKER accepted: the publisher
 confirms it sent (--confirm N), or else the queue's message count read from the broker every
 second (plus what consumers received, with --consumers). The client write rate, what the
@@ -39,16 +37,15 @@ per-publisher counts, the CPU seconds and peak RSS of iobench and RabbitMQ, and 
 --consumers the end-to-end latency and lost/duplicated counts. The run deletes and redeclares
 its queue first and deletes it afterwards (--keep-queue keeps it).
 
-Presets reproduce seed 2's Go runs (default exchange, non-durable queue, transient, no confirms):
-  go-single  1 publisher, 50,000 seed JSON messages to go_queue
-  go-pool    NumCPU publishers, a connection each, 50,000 to go_worker_queue
-  go-ultra   2 x NumCPU publishers, a connection each, 500,000 minimal JSON to ultra_fast_queue
---impl NAME[:VARIANT] runs an external publisher from impls/ (see 'iobench impls'; without a
-variant, its first) under the
-same broker-side counting; 'iobench publish seed2' runs the whole seed 2 comparison.`,
+Without --impl the publisher is the built-in Go one, go-publisher's code run in iobench's own
+process with every setting below. --impl NAME[:VARIANT] runs a publisher impl from impls/
+instead (see 'iobench impls'; without a variant, its first): its variant's queue, count,
+concurrency, persistence and confirms, with -n, -P and --queue on top when given, under the
+same broker-side counting. seed 2's Go runs are go-publisher's variants single, pool and ultra;
+'iobench publish seed2' runs the whole seed 2 comparison (scenarios/seed2-publish.yaml).`,
 		Example: `  iobench publish -P 1 -d 10s --size 100
   iobench publish -P 1 -d 10s --size 100 --persistent --queue-durable --confirm 100
-  iobench publish --preset go-ultra
+  iobench publish --impl go-publisher:ultra
   iobench publish --impl python-pika-publisher:processes
   iobench publish --consumers 2 -n 200000 --json results/publish.json`,
 		Args: cobra.NoArgs,
@@ -70,12 +67,40 @@ same broker-side counting; 'iobench publish seed2' runs the whole seed 2 compari
 	fs.IntVar(&c.Prefetch, "prefetch", c.Prefetch, "the consumers' prefetch (basic.qos)")
 	cli.DurationVarP(fs, &c.DrainTimeout, "drain-timeout", "", c.DrainTimeout, "how long the broker may take to count the last messages")
 	fs.BoolVar(&c.KeepQueue, "keep-queue", false, "leave the queue and its messages after the run")
-	fs.StringVar(&f.preset, "preset", "", "go-single, go-pool or go-ultra (seed 2's Go runs); other flags given override it")
 	fs.StringVar(&f.implName, "impl", "", "run this publisher impl from impls/ instead of the built-in one (NAME or NAME:VARIANT; see 'iobench impls')")
 	fs.StringVar(&f.variant, "variant", "", "the impl's variant, as --impl NAME:VARIANT (default: its first)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	f.brokerFlags.add(cmd)
 	cmd.AddCommand(newSeed2Cmd())
+	return cmd
+}
+
+// seed2Scenario is seed 2's scenario, embedded in the binary, that `iobench publish seed2` runs.
+const seed2Scenario = "seed2-publish.yaml"
+
+// newSeed2Cmd is `iobench publish seed2`: another name for running scenarios/seed2-publish.yaml,
+// the embedded one, as `iobench run` does.
+func newSeed2Cmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "seed2",
+		Short: "Run seed 2's whole comparison (scenarios/seed2-publish.yaml, as 'iobench run' does), counted at the broker",
+		Long: `Run seed 2's scenario, scenarios/seed2-publish.yaml as embedded in this binary, exactly as
+'iobench run scenarios/seed2-publish.yaml' does: every Python variant of
+impls/python/pika-publisher and impls/python/aio-pika-publisher, and go-publisher's single, pool
+and ultra, one after the other on the same RabbitMQ, each counted at the broker, with a text
+block per run, a summary and an HTML report in --results, and seed 2's section: its figures
+beside ours and its claims' verdicts. A fifth of the seed's message counts by default; --full
+runs the seed's own. The Python impls are installed into virtualenvs under the state directory
+on first use (pip, from PyPI).`,
+		Example: `  iobench publish seed2
+  iobench publish seed2 --full --results results/seed2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSuites(cmd, []string{shippedArg + seed2Scenario}, f)
+		},
+	}
+	f.add(cmd.Flags())
 	return cmd
 }

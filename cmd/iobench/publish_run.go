@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/iobench/iobench/internal/impls/gopublisher"
-
 	"os"
 
 	"github.com/spf13/cobra"
@@ -10,9 +8,12 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/publish"
 )
 
+// runPublish turns the flags into one publish run (publish.RunOne): the impl --impl names, with
+// the flags given on top of its variant, or the built-in publisher with all of them.
 func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
@@ -28,35 +29,21 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	if fs.Changed("duration") && !fs.Changed("number") {
 		cfg.Count = 0
 	}
-	if f.preset != "" {
-		if f.implName != "" {
-			return cli.BadInput("--preset and --impl both given; presets are the built-in Go publisher's, drop one")
-		}
-		// The preset first, then every flag the user gave on top of it.
-		base := cfg
-		if err := publish.ApplyPreset(&cfg, f.preset); err != nil {
-			return cli.RunError(err)
-		}
-		overrideChanged(fs.Changed, &cfg, &base)
-	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
 	}
-	name, variant, err := f.implRef()
+	ref, err := f.implRef()
 	if err != nil {
 		return err
 	}
-	var inst *impl.Installation
-	if name != "" {
-		if inst, err = installImpl(ctx, f.root(), name, f.stateDir, log); err != nil {
+	var target workload.Target
+	if ref != "" {
+		if target, err = implTarget(cmd, f.implsDir, f.stateDir, ref, publish.Name); err != nil {
 			return err
 		}
-		if _, ok := inst.Manifest.Variant(variant); !ok {
-			return cli.BadInput("%v", inst.Manifest.UnknownVariant(variant))
-		}
-	}
-	cfg.URL = "amqp://check/" // checked for real once the broker is known
-	if inst == nil {
+		onImpl(fs.Changed, &cfg)
+	} else {
+		cfg.URL = "amqp://check/" // checked for real once the broker is known
 		if err := cfg.Check(); err != nil {
 			return cli.RunError(err)
 		}
@@ -69,71 +56,41 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		return err
 	}
 	defer br.close(ctx, log)
-	cfg.URL, cfg.Command, cfg.Versions, cfg.BrokerRoots, cfg.Log = br.url, os.Args, br.versions(), br.roots(), log
+	cfg.Command, cfg.Log = os.Args, log
 	if prog.On() {
 		cfg.Progress = stderr
 	}
-	var rec *result.Record
-	var runErr error
-	if inst != nil {
-		ic := publish.ImplConfig{
-			Installation: inst, Variant: variant, URL: br.url, DrainTimeout: cfg.DrainTimeout,
-			Command: os.Args, Versions: br.versions(), BrokerRoots: br.roots(), Log: log, Progress: cfg.Progress,
-		}
-		if fs.Changed("number") {
-			ic.Count = int(cfg.Count)
-		}
-		if fs.Changed("publishers") {
-			ic.Concurrency = cfg.Publishers
-		}
-		if fs.Changed("queue") {
-			ic.Queue = cfg.Queue
-		}
-		rec, runErr = publish.RunImpl(ctx, ic)
-	} else {
-		rec, runErr = publish.Run(ctx, cfg)
-	}
+	rec, runErr := publish.RunOne(ctx, target, cfg, br.inst)
 	prog.Done()
 	return emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
 }
 
-// implRef returns the impl and variant --impl names (NAME or NAME:VARIANT; "" for the impl's
-// first variant), --variant V standing for the ":VARIANT" part; both given and different, or
-// --variant without --impl, is bad input.
-func (f *publishFlags) implRef() (name, variant string, err error) {
-	name, variant = impl.ParseRef(f.implName)
-	switch {
-	case name == "" && f.variant != "":
-		return "", "", cli.BadInput("--variant without --impl; name the impl too, e.g. --impl NAME:%s", f.variant)
-	case variant != "" && f.variant != "" && variant != f.variant:
-		return "", "", cli.BadInput("--impl %s and --variant %s name two variants; give one", f.implName, f.variant)
-	case variant == "":
-		variant = f.variant
+// onImpl keeps, of the settings an impl's variant gives, only those the user gave: -n, -P and
+// --queue (zero for the variant's own).
+func onImpl(changed func(string) bool, cfg *publish.Config) {
+	if !changed("number") {
+		cfg.Count = 0
 	}
-	return name, variant, nil
+	if !changed("publishers") {
+		cfg.Publishers = 0
+	}
+	if !changed("queue") {
+		cfg.Queue = ""
+	}
 }
 
-// overrideChanged copies onto cfg (a preset) the flags the user gave, which live in base.
-func overrideChanged(changed func(string) bool, cfg, base *publish.Config) {
-	type pair struct {
-		flag string
-		set  func()
+// implRef returns the impl --impl names (NAME or NAME:VARIANT; "" for none), --variant V
+// standing for the ":VARIANT" part; both given and different, or --variant without --impl, is
+// bad input.
+func (f *publishFlags) implRef() (string, error) {
+	name, variant := impl.ParseRef(f.implName)
+	switch {
+	case name == "" && f.variant != "":
+		return "", cli.BadInput("--variant without --impl; name the impl too, e.g. --impl NAME:%s", f.variant)
+	case variant != "" && f.variant != "" && variant != f.variant:
+		return "", cli.BadInput("--impl %s and --variant %s name two variants; give one", f.implName, f.variant)
+	case variant == "" && f.variant != "":
+		return name + impl.RefSeparator + f.variant, nil
 	}
-	for _, p := range []pair{
-		{"publishers", func() { cfg.Publishers = base.Publishers }},
-		{"share-connection", func() { cfg.ShareConnection = base.ShareConnection }},
-		{"persistent", func() { cfg.Persistent = base.Persistent }},
-		{"confirm", func() { cfg.Confirm = base.Confirm }},
-		{"size", func() { cfg.Size = base.Size; cfg.Body = gopublisher.BodyBinary }},
-		{"body", func() { cfg.Body = base.Body }},
-		{"number", func() { cfg.Count, cfg.Duration = base.Count, 0 }},
-		{"duration", func() { cfg.Duration = base.Duration; cfg.Count = 0 }},
-		{"queue", func() { cfg.Queue = base.Queue }},
-		{"queue-durable", func() { cfg.QueueDurable = base.QueueDurable }},
-		{"consumers", func() { cfg.Consumers = base.Consumers }},
-	} {
-		if changed(p.flag) {
-			p.set()
-		}
-	}
+	return f.implName, nil
 }

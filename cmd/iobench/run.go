@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
@@ -65,13 +66,17 @@ code is then 1.`,
   iobench run --full scenarios/seed2-publish.yaml`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runSuites(cmd, args, f) },
 	}
-	fs := cmd.Flags()
+	f.add(cmd.Flags())
+	return cmd
+}
+
+// add registers the flags of a suite's run.
+func (f *runFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.results, "results", "results", "directory under which each suite's results go")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
 	fs.BoolVar(&f.full, "full", false, "the seed's own sizes (each scenario's full: block) instead of the short default")
 	fs.StringVar(&f.implsDir, "impls-dir", "", impl.RootFlagHelp)
 	fs.StringVar(&f.stateDir, "state-dir", "", "where impls are installed (default $IOBENCH_STATE_DIR, /var/lib/iobench as root)")
-	return cmd
 }
 
 func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
@@ -103,6 +108,11 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 	return nil
 }
 
+// shippedArg before the name of a scenario file embedded in the binary makes an argument of
+// loadSuite that file (`iobench publish seed2`: scenarios/seed2-publish.yaml, wherever iobench
+// runs).
+const shippedArg = "shipped:"
+
 // seedsArg is the argument of `iobench run seeds`: the five seeds' embedded scenario files.
 const seedsArg = "seeds"
 
@@ -124,7 +134,10 @@ func loadSuite(args []string, implsDir string, full bool) (*scenario.Suite, erro
 	var errs []error
 	for _, arg := range args {
 		var loaded []*scenario.Suite
-		if arg == seedsArg || quick {
+		if name, ok := strings.CutPrefix(arg, shippedArg); ok {
+			loaded, err = embedded(name, known)
+			arg = name
+		} else if arg == seedsArg || quick {
 			loaded, err = embedded(arg, known)
 		} else if err = scenarios.Missing(arg, seedsArg); err == nil {
 			var s *scenario.Suite

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime"
 	"strings"
 	"time"
 
@@ -52,7 +51,6 @@ type Config struct {
 	Prefetch        int           // consumers' basic.qos
 	DrainTimeout    time.Duration // how long the broker may take to count the last messages
 	KeepQueue       bool          // leave the queue and its messages after the run
-	Preset          string        // name of the preset the config came from, for the record
 
 	Command     []string          // the exact command line, for the record
 	Versions    map[string]string // service versions, for the record
@@ -60,66 +58,6 @@ type Config struct {
 	BrokerRoots func() []int      // the roots of RabbitMQ's process trees, for its cost; nil when unknown
 	Log         *slog.Logger      // nil is quiet
 	Progress    io.Writer         // a terminal for a live status line; nil draws nothing
-}
-
-// Preset is a named configuration that reproduces one of seed 2's Go runs.
-type Preset struct {
-	Name        string
-	Description string
-	Seed        string  // the seed's row and number
-	SeedRate    float64 // the number the seed reported, msg/s
-	Apply       func(c *Config)
-}
-
-// Presets returns seed 2's Go runs: the default exchange, non-durable queues named as in the
-// seed, transient messages, no confirms, the seed's message counts and publisher counts
-// (runtime.NumCPU() on this machine, as the seed's code computes them).
-func Presets() []Preset {
-	n := runtime.NumCPU()
-	seedish := func(c *Config) {
-		c.QueueDurable, c.Persistent, c.Confirm, c.Consumers, c.Duration = false, false, 0, 0, 0
-		c.ShareConnection = false
-	}
-	return []Preset{
-		{
-			Name: "go-single", Description: "one goroutine, one connection, 50,000 seed JSON messages to go_queue",
-			Seed: "Go single goroutine 220,773/s", SeedRate: 220773,
-			Apply: func(c *Config) {
-				seedish(c)
-				c.Queue, c.Publishers, c.Count, c.Body = "go_queue", 1, 50000, gopublisher.BodySeed
-			},
-		},
-		{
-			Name: "go-pool", Description: fmt.Sprintf("worker pool of NumCPU=%d goroutines, a connection each, 50,000 seed JSON messages to go_worker_queue", n),
-			Seed: "Go worker pool (10) 81,210/s", SeedRate: 81210,
-			Apply: func(c *Config) {
-				seedish(c)
-				c.Queue, c.Publishers, c.Count, c.Body = "go_worker_queue", n, 50000, gopublisher.BodySeed
-			},
-		},
-		{
-			Name: "go-ultra", Description: fmt.Sprintf("2 x NumCPU=%d goroutines, a connection each, 500,000 minimal JSON messages to ultra_fast_queue", 2*n),
-			Seed: "Go ultra-optimized sustained 266,025/s (peak 1,082,014)", SeedRate: 266025,
-			Apply: func(c *Config) {
-				seedish(c)
-				c.Queue, c.Publishers, c.Count, c.Body = "ultra_fast_queue", 2*n, 500000, gopublisher.BodySeedMin
-			},
-		},
-	}
-}
-
-// ApplyPreset sets c to the named preset.
-func ApplyPreset(c *Config, name string) error {
-	var names []string
-	for _, p := range Presets() {
-		if p.Name == name {
-			p.Apply(c)
-			c.Preset = name
-			return nil
-		}
-		names = append(names, p.Name)
-	}
-	return badInput("--preset %q: unknown; choose from %s", name, strings.Join(names, ", "))
 }
 
 // DefaultConfig returns the defaults of `iobench publish`.

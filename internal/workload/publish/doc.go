@@ -14,12 +14,13 @@
 // body) and lost and duplicated messages (from the sequence number in every body). After the run
 // the queue's durability and the messages' delivery mode are read back from the broker.
 //
-// The publishers publish through backend.Publisher (package backend/amqp): --confirm N is its
-// confirm window, whose counts are the client's written and confirmed counts, and each body's
-// send time is taken once a slot is free (Ready). The consumers and the checks that read the
-// queue back speak amqp091 directly.
+// The Go publisher under test is package impls/gopublisher: its Publisher runs in iobench's
+// own process for `iobench publish` without --impl (RunOne with the zero Target; --confirm N is
+// its confirm window, whose counts are the client's written and confirmed counts), and its
+// Serve is the go-publisher impl. The consumers and the checks that read the queue back speak
+// amqp091 directly.
 //
-// Presets reproduce seed 2's Go runs (go-single, go-pool, go-ultra). RunImpl drives an external
-// publisher declared in impls/ (the seed's Python variants) under the same broker-side
-// counting, and Seed2 runs the whole comparison and prints it in the seed's shape.
+// RunImpl drives a publisher declared in impls/ (go-publisher's single, pool and ultra, the
+// seed's Python variants) under the same broker-side counting; scenarios/seed2-publish.yaml runs
+// seed 2's whole comparison.
 package publish

@@ -197,23 +197,3 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
-
-func TestPresets(t *testing.T) {
-	for _, p := range publish.Presets() {
-		c := publish.DefaultConfig()
-		c.URL = "amqp://x/"
-		if err := publish.ApplyPreset(&c, p.Name); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Check(); err != nil {
-			t.Fatalf("%s: %v", p.Name, err)
-		}
-		if c.QueueDurable || c.Persistent || c.Confirm != 0 || c.Consumers != 0 || c.ShareConnection {
-			t.Fatalf("%s is not the seed's setup: %+v", p.Name, c)
-		}
-	}
-	c := publish.DefaultConfig()
-	if err := publish.ApplyPreset(&c, "nope"); !errors.Is(err, publish.ErrBadInput) {
-		t.Fatalf("unknown preset: %v", err)
-	}
-}

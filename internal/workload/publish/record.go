@@ -49,8 +49,8 @@ func (r *run) record(ctx context.Context) *result.Record {
 		Publishers: c.Publishers, SharedConnection: c.ShareConnection, Persistent: c.Persistent,
 		Confirm: c.Confirm, Queue: c.Queue, QueueDurable: c.QueueDurable, Body: c.Body,
 		BodyBytes: len(gopublisher.Encode(gopublisher.NewBody(c.Body, c.Size), c.Body, 0, 0, time.Now())), Consumers: c.Consumers,
-		Preset: c.Preset, CountedBy: r.obs.countedBy,
-		Accepted: accepted, Written: written, Confirmed: confirmed, Nacked: nacked,
+		CountedBy: r.obs.countedBy,
+		Accepted:  accepted, Written: written, Confirmed: confirmed, Nacked: nacked,
 		Broker:       result.Rate{Mean: rate(accepted, elapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return float64(p.Completed) })},
 		Client:       result.Rate{Mean: rate(written, wElapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return p.Values["client_written"] })},
 		Drain:        result.Duration(max(r.end.Sub(r.wEnd), 0)),
@@ -68,7 +68,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 	rec := &result.Record{
 		SchemaVersion: result.SchemaVersion,
 		Workload:      "publish",
-		Impl:          "go-amqp091",
+		Impl:          BuiltinImpl,
 		Mode:          "async",
 		LoadModel:     "closed",
 		Target:        service.Redact(c.URL) + " queue " + c.Queue,
@@ -149,9 +149,6 @@ func (r *run) parameters() map[string]any {
 	}
 	if c.Consumers > 0 {
 		p["prefetch"] = c.Prefetch
-	}
-	if c.Preset != "" {
-		p["preset"] = c.Preset
 	}
 	return p
 }

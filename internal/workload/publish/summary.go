@@ -26,7 +26,7 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	}
 	var b strings.Builder
 	who := rec.Impl
-	if p.Preset != "" {
+	if p.Preset != "" { // records written before the presets became go-publisher's variants
 		who += " --preset " + p.Preset
 	}
 	if p.Variant != "" {

@@ -74,3 +74,5 @@ func VerifyImpl(ctx context.Context, ic ImplConfig) []Check {
 	}
 	return out
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

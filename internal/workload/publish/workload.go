@@ -65,6 +65,13 @@ func spec() scenario.WorkloadSpec {
 // suiteRun runs the run's publisher impl against a RabbitMQ shared by the suite's runs and
 // counts at the broker what it accepted.
 func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
+	return runTarget(ctx, e, r, Config{})
+}
+
+// runTarget runs e's target for r: its impl under the run's parameters, with base's Queue,
+// DrainTimeout and Log; or, for the zero Target (`iobench publish` without --impl), the built-in
+// Go publisher with base's settings. Either way against the RabbitMQ shared by the suite.
+func runTarget(ctx context.Context, e *workload.Env, r scenario.Run, base Config) (*result.Record, error) {
 	t, err := e.Target(ctx, r)
 	if err != nil {
 		return nil, err
@@ -73,10 +80,18 @@ func suiteRun(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Rec
 	if err != nil {
 		return nil, err
 	}
-	ic := ImplConfig{Installation: t.Inst, Variant: t.Variant.Name, URL: br.URL, Command: e.Command, Progress: e.Progress}
+	var roots func() []int
+	var versions map[string]string
 	if br.Kind == service.KindLocal {
-		ic.BrokerRoots, ic.Versions = br.RootPIDs, map[string]string{"rabbitmq": br.Version}
+		roots, versions = br.RootPIDs, map[string]string{"rabbitmq": br.Version}
 	}
+	if t.Inst == nil {
+		c := base
+		c.URL, c.Command, c.Versions, c.BrokerRoots, c.Progress = br.URL, e.Command, versions, roots, e.Progress
+		return Run(ctx, c)
+	}
+	ic := ImplConfig{Installation: t.Inst, Variant: t.Variant.Name, URL: br.URL, Command: e.Command, Progress: e.Progress,
+		BrokerRoots: roots, Versions: versions, Queue: base.Queue, DrainTimeout: base.DrainTimeout, Log: base.Log}
 	if v, ok := r.Params["scale"].(float64); ok {
 		_, s, _ := settings(t.Inst.Manifest, t.Variant.Name)
 		ic.Count = max(1, int(float64(s.Count)*v+0.5))
@@ -104,7 +119,7 @@ var BrokerRole = service.Role{Name: "broker", Local: "rabbitmq", Schemes: map[st
 // the one of the environment or of 'iobench services up', else a private one stopped with the
 // suite.
 func sharedBroker(ctx context.Context, e *workload.Env, s scenario.Service) (*service.Instance, error) {
-	v, err := e.Share(Name+"|broker|"+s.URL, func() (any, func(), error) {
+	v, err := e.Share(brokerKey(s), func() (any, func(), error) {
 		inst, err := service.Resolve(ctx, BrokerRole, workload.Choice(s), service.Options{})
 		if err != nil {
 			return nil, nil, err
@@ -116,6 +131,9 @@ func sharedBroker(ctx context.Context, e *workload.Env, s scenario.Service) (*se
 	}
 	return v.(*service.Instance), nil
 }
+
+// brokerKey is what a suite shares its RabbitMQ under.
+func brokerKey(s scenario.Service) string { return Name + "|broker|" + s.URL }
 
 // verify runs every publish variant of inst with a small count and writes one line per
 // variant: every message counted at the broker, the impl's own report, the queue's durability
