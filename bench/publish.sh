@@ -136,5 +136,5 @@ EOF
 if [ "$SEED2" = 1 ]; then
 	echo >&2
 	echo "== seed 2, every row counted at the broker: iobench publish seed2" >&2
-	"$IOB" publish seed2 --state-dir "$STATE" --json-dir "$OUT/seed2"
+	"$IOB" publish seed2 --state-dir "$STATE" --results "$OUT/seed2"
 fi
