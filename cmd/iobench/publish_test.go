@@ -56,3 +56,57 @@ func TestPublishImplVariantAndDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishSeed2IsTheScenario: `iobench publish seed2` loads the embedded
+// scenarios/seed2-publish.yaml, the suite that `iobench run scenarios/seed2-publish.yaml`
+// loads from the file: same name, same runs, same impls.
+func TestPublishSeed2IsTheScenario(t *testing.T) {
+	shipped, err := loadSuite([]string{shippedArg + seed2Scenario}, "../../impls", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := loadSuite([]string{"../../scenarios/" + seed2Scenario}, "../../impls", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shipped.Name != file.Name || len(shipped.Runs) != len(file.Runs) || len(shipped.Runs) == 0 {
+		t.Fatalf("shipped %q with %d runs, file %q with %d", shipped.Name, len(shipped.Runs), file.Name, len(file.Runs))
+	}
+	for i, r := range shipped.Runs {
+		if f := file.Runs[i]; r.ID != f.ID || r.Impl != f.Impl {
+			t.Errorf("run %d: shipped %s (%s), file %s (%s)", i, r.ID, r.Impl, f.ID, f.Impl)
+		}
+	}
+}
+
+// TestPublishBuiltin publishes with the built-in Go publisher (no --impl) on the RabbitMQ of
+// the tests: the record names go-publisher with no variant and keeps the flags' settings.
+func TestPublishBuiltin(t *testing.T) {
+	if os.Getenv(env.AMQPURL) == "" {
+		t.Skip("no RabbitMQ: run through make test, which starts one and sets " + env.AMQPURL)
+	}
+	dir := t.TempDir()
+	out := dir + "/builtin.json"
+	code, _, stderr := runCLI("publish", "-n", "300", "-P", "2", "--confirm", "10", "--queue", "iobench.builtin-test", "--quiet", "--state-dir", dir, "--json", out)
+	if code != 0 {
+		t.Fatalf("publish: exit %d: %s", code, stderr)
+	}
+	var rec struct {
+		Impl, Variant string
+		Publish       struct {
+			Publishers, Confirm int
+			Queue               string
+			CountedBy           string `json:"counted_by"`
+			Accepted            int64
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err == nil {
+		err = json.Unmarshal(b, &rec)
+	}
+	p := rec.Publish
+	if err != nil || rec.Impl != "go-publisher" || rec.Variant != "" || p.Publishers != 2 || p.Confirm != 10 ||
+		p.Queue != "iobench.builtin-test" || p.CountedBy != "confirms" || p.Accepted != 300 {
+		t.Errorf("record %+v (%v); want go-publisher, no variant, 2 publishers, confirm 10, the queue given, 300 confirmed", rec, err)
+	}
+}
