@@ -16,7 +16,7 @@ type Publish struct {
 	Body             string `json:"body"`       // binary, seed or seed-min
 	BodyBytes        int    `json:"body_bytes"` // size of a body (the first one for JSON bodies)
 	Consumers        int    `json:"consumers"`
-	Preset           string `json:"preset,omitempty"`  // go-single, go-pool, go-ultra
+	Preset           string `json:"preset,omitempty"`  // old records: the built-in publisher's preset, now go-publisher's variants
 	Variant          string `json:"variant,omitempty"` // the impl's variant (Python publishers)
 
 	// CountedBy says where the broker-accepted count comes from: "confirms" (broker acks),
