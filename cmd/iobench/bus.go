@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -9,10 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
-	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/bus"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 func init() { subcommands = append(subcommands, newBusCmd) }
@@ -93,76 +94,52 @@ R being 1 for a redelivered message, each line in one write.`,
 	return cmd
 }
 
+// runBus turns the flags into one bus run of the consumer they pick (busTarget) and runs it as a
+// one-run suite does (bus.RunOne).
 func runBus(cmd *cobra.Command, f busFlags) error {
-	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.verbose)); err != nil {
 		return cli.BadInput("--log %q: use debug, info or warn", f.verbose)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	fault, err := bus.ParseFault(f.fault)
-	if err != nil {
+	if err := busproto.CheckModeProfile(f.mode, f.profile); err != nil {
 		return cli.RunError(err)
 	}
 	if fs := cmd.Flags(); f.mode == bus.ModeSync && (fs.Changed("concurrency") || fs.Changed("prefetch")) {
 		return cli.BadInput("--mode sync handles one message at a time (concurrency 1, prefetch 1); drop --concurrency and --prefetch")
 	}
-	cfg := bus.Config{
-		N: f.n, Mode: f.mode, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile,
-		Fault: fault, Timeout: f.timeout, Command: os.Args, Log: log,
-	}
-	if f.sutCmd != "" {
-		cfg.SUT = []string{"/bin/sh", "-c", f.sutCmd}
-	}
-	sc := bus.ServicesConfig{
-		Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
-		Options: service.Options{StateDir: f.stateDir, Logger: log},
-	}
-	if err := f.impl.apply(cmd, &cfg, &sc, f.stateDir, log); err != nil {
-		return err
-	}
-	if err := cfg.Check(); err != nil {
+	if _, err := bus.ParseFault(f.fault); err != nil {
 		return cli.RunError(err)
 	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
 	}
+	target, err := f.target(cmd, log)
+	if err != nil {
+		return err
+	}
+	o := bus.Options{
+		N: f.n, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile, Fault: f.fault, Timeout: f.timeout,
+		Services: bus.ServicesConfig{
+			Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
+			Options: service.Options{StateDir: f.stateDir, Logger: log},
+		},
+		Command: os.Args, Log: log,
+	}
 	prog := cli.NewProgress(stderr, f.quiet)
 	if prog.On() {
-		cfg.Progress = stderr
+		o.Progress = stderr
 		prog.Line("starting services...")
 	}
-	svc, err := bus.StartServices(ctx, sc)
+	rec, runErr := bus.RunOne(cmd.Context(), target, o)
 	prog.Done()
-	if err != nil {
-		return cli.RunError(err)
-	}
-	defer func() {
-		if err := svc.Close(context.WithoutCancel(ctx)); err != nil {
-			log.Warn("stopping services", "err", err)
-		}
-	}()
-	svc.Apply(&cfg)
-	rec, runErr := bus.Run(ctx, cfg)
-	if rec != nil {
-		v := workload.Judge(rec, runErr)
-		rec.Verification = &v
-		out := cmd.OutOrStdout()
-		if f.jsonPath == "-" {
-			out = stderr
-		}
-		if err := bus.WriteSummary(out, rec); err != nil {
+	if rec != nil && runErr != nil && flawOnly(rec, runErr) {
+		if err := emit(cmd, rec, nil, f.jsonPath, bus.WriteSummary, ""); err != nil {
 			return err
 		}
-		if f.jsonPath != "" {
-			if err := result.Save(f.jsonPath, rec, cmd.OutOrStdout()); err != nil {
-				return err
-			}
-		}
+		fmt.Fprintf(stderr, "%s: %v\n", report.StatusText(report.StatusFlaw, rec.Expect), runErr)
+		return nil
 	}
-	if err := busOutcome(stderr, rec, runErr); err != nil {
-		return cli.RunError(err)
-	}
-	return nil
+	return emit(cmd, rec, runErr, f.jsonPath, bus.WriteSummary, "interrupted; the partial result is above")
 }

@@ -1,21 +1,21 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"log/slog"
-	"strings"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
-	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/bus"
 )
 
-// busImplFlags pick a consumer impl from impls/ for `iobench bus`.
+// busImplFlags pick the consumer of `iobench bus`: an impl from impls/ (go-bus by default), or a
+// command of the user's (--sut-cmd).
 type busImplFlags struct {
 	name, variant, dir string
 }
@@ -27,58 +27,52 @@ func (f *busImplFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.dir, "impls-dir", "", impl.RootFlagHelp)
 }
 
-// apply installs and checks the impl f names and makes it cfg's consumer, with the topology it
-// declares; the services are steered towards what it speaks.
-func (f *busImplFlags) apply(cmd *cobra.Command, cfg *bus.Config, svc *bus.ServicesConfig, stateDir string, log *slog.Logger) error {
-	name, variant, _ := strings.Cut(f.name, ":")
+// target is the consumer the flags pick: --sut-cmd through sh -c in --mode; else the impl --impl
+// names (bus.DefaultImpl without it), installed and checked, its variant picked by --variant or
+// --mode (workload.Pick; --mode counts for --impl only when given).
+func (f *busFlags) target(cmd *cobra.Command, log *slog.Logger) (workload.Target, error) {
+	ref := f.impl.name
+	name, variant := impl.ParseRef(ref)
 	switch {
-	case f.name == "" && f.variant != "":
-		return cli.BadInput("--variant without --impl; name the impl too")
-	case f.name == "":
-		return nil
-	case variant != "" && f.variant != "" && variant != f.variant:
-		return cli.BadInput("--impl %s and --variant %s disagree; give the variant once", f.name, f.variant)
-	case f.variant != "":
-		variant = f.variant
+	case ref == "" && f.impl.variant != "":
+		return workload.Target{}, cli.BadInput("--variant without --impl; name the impl too")
+	case ref != "" && f.sutCmd != "":
+		return workload.Target{}, cli.BadInput("--impl and --sut-cmd both given; drop one")
+	case f.sutCmd != "":
+		return bus.CommandTarget([]string{"/bin/sh", "-c", f.sutCmd}, f.mode, filepath.Join(os.TempDir(), "iobench-sut-cmd")), nil
+	case variant != "" && f.impl.variant != "" && variant != f.impl.variant:
+		return workload.Target{}, cli.BadInput("--impl %s and --variant %s disagree; give the variant once", ref, f.impl.variant)
+	case f.impl.variant != "":
+		variant = f.impl.variant
 	}
-	if cfg.SUT != nil {
-		return cli.BadInput("--impl and --sut-cmd both given; drop one")
+	mode := f.mode
+	if ref == "" {
+		name = bus.DefaultImpl
+	} else if !cmd.Flags().Changed("mode") {
+		mode = ""
 	}
-	root := f.dir
+	root := f.impl.dir
 	if root == "" {
 		root = impl.DefaultRoot()
 	}
-	inst, err := installImpl(cmd.Context(), root, name, stateDir, log)
+	inst, err := installImpl(cmd.Context(), root, name, f.stateDir, log)
 	if err != nil {
-		return err
+		return workload.Target{}, err
 	}
 	if _, ok := inst.Manifest.Workloads[bus.Name]; !ok {
-		return cli.BadInput("impl %s does not implement the bus workload (see 'iobench impls')", name)
+		return workload.Target{}, cli.BadInput("impl %s does not implement the bus workload (see 'iobench impls')", name)
 	}
-	mode := ""
-	if cmd.Flags().Changed("mode") {
-		mode = cfg.Mode
-	}
-	v, err := bus.PickVariant(inst.Manifest, variant, mode)
+	t, err := workload.Pick(inst, variant, mode)
 	if err != nil {
-		return cli.RunError(err)
+		return workload.Target{}, cli.BadInput("%v", err)
 	}
-	if mode != "" && v.Mode != mode {
-		return cli.BadInput("variant %s of %s is %s, not --mode %s; drop --mode", v.Name, name, v.Mode, mode)
-	}
-	bus.UseImpl(cfg, inst, v)
-	if err := bus.TopologyOf(inst.Manifest).Prefer(name, svc); err != nil {
-		return cli.RunError(err)
-	}
-	return nil
+	return t, nil
 }
 
-// busOutcome says, on w, when a run that failed verification only reproduced the seed flaws its
-// variant expects; such a run is no failure.
-func busOutcome(w io.Writer, rec *result.Record, runErr error) error {
-	if rec != nil && runErr != nil && bus.FlawReproduced(rec) {
-		fmt.Fprintf(w, "%s: %v\n", report.StatusText(report.StatusFlaw, rec.Expect), runErr)
-		return nil
-	}
-	return runErr
+// flawOnly says whether a run that failed verification only reproduced the seed flaws its
+// variant expects (judged as every reader of the record judges it); such a run is no failure.
+func flawOnly(rec *result.Record, runErr error) bool {
+	v := workload.Judge(rec, runErr)
+	rec.Verification = &v
+	return bus.FlawReproduced(rec)
 }

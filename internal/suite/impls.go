@@ -2,7 +2,6 @@ package suite
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/scenario"
@@ -15,33 +14,18 @@ type installed struct {
 	err  error
 }
 
-// target resolves the impl a run names (NAME or NAME:VARIANT), installing it on first use. Without
-// a variant, a run with a mode parameter (bus) takes the impl's first variant of that mode, any
-// other run the impl's first variant; a named variant must agree with the mode parameter.
+// target resolves the impl a run names (NAME or NAME:VARIANT), installing it on first use, and
+// picks its variant (workload.Pick): a run with a mode parameter (bus) takes the impl's first
+// variant of that mode, any other run the impl's first variant; a named variant must agree with
+// the mode parameter.
 func (st *state) target(ctx context.Context, r scenario.Run) (workload.Target, error) {
 	name, vname := impl.ParseRef(r.Impl)
 	inst, err := st.install(ctx, name)
 	if err != nil {
 		return workload.Target{}, err
 	}
-	m := inst.Manifest
 	mode, _ := r.Params["mode"].(string)
-	if vname == "" && mode != "" {
-		for _, v := range m.Variants {
-			if v.Mode == mode {
-				return workload.Target{Inst: inst, Variant: v}, nil
-			}
-		}
-		return workload.Target{}, fmt.Errorf("impl %s has no %s variant; drop mode: %s or choose from %s", name, mode, mode, m.VariantsText())
-	}
-	v, ok := m.Variant(vname)
-	if !ok {
-		return workload.Target{}, m.UnknownVariant(vname)
-	}
-	if mode != "" && v.Mode != mode {
-		return workload.Target{}, fmt.Errorf("impl %s: variant %s is %s but the run asks for mode %s; drop one of them", name, v.Name, v.Mode, mode)
-	}
-	return workload.Target{Inst: inst, Variant: v}, nil
+	return workload.Pick(inst, vname, mode)
 }
 
 // install finds, installs and checks the impl called name, once per suite.

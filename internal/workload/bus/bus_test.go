@@ -20,9 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/impls/gobus"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/service/servicetest"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // consumerArg makes the test binary run the reference consumer instead of the tests, so that Run
@@ -43,9 +45,9 @@ func TestMain(m *testing.M) {
 	servicetest.MainWithDir(m, &implState)
 }
 
-// testConsumer is what `iobench serve bus` does, configured from the environment Run sets.
+// testConsumer is what `iobench serve bus` (package gobus) does, configured from the environment Run sets.
 func testConsumer() int {
-	cfg, err := ConsumerConfigFromEnv(os.Getenv)
+	cfg, err := gobus.ConsumerConfigFromEnv(os.Getenv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -57,7 +59,7 @@ func testConsumer() int {
 		cfg.Report = dropEvents{os.Stdout}
 	}
 	cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if err := Consume(ctx, cfg); err != nil {
+	if err := gobus.Consume(ctx, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
@@ -70,7 +72,7 @@ type dropEvents struct{ w io.Writer }
 func (d dropEvents) Write(p []byte) (int, error) {
 	var keep []byte
 	for line := range bytes.Lines(p) {
-		if line[0] != ReportEvent {
+		if line[0] != busproto.ReportEvent {
 			keep = append(keep, line...)
 		}
 	}
@@ -111,7 +113,7 @@ func (w testLog) Write(p []byte) (int, error) {
 // runs numbers the test runs of this binary (runBus's marks, privateDB's names).
 var runs atomic.Int64
 
-// runBus performs a bus run on st (with the test binary as the consumer unless c.SUT says
+// runBus performs a bus run on st (with the test binary as the consumer unless c.Consumer says
 // otherwise) and checks that no consumer of this run is left behind, whatever happened: every
 // consumer it starts carries the run's own mark in its environment.
 func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
@@ -134,14 +136,14 @@ func runBus(t *testing.T, st stack, c Config) (*result.Record, error) {
 }
 
 // onStack completes c for a test run on st: its services, the test binary as the consumer unless
-// c.SUT says otherwise, bounds, and a log to t. It returns c with a new mark of the run (NAME=VALUE)
+// c.Consumer says otherwise, bounds, and a log to t. It returns c with a new mark of the run (NAME=VALUE)
 // in the consumer's environment, and the mark.
 func onStack(t *testing.T, st stack, c Config) (Config, string) {
 	mark := fmt.Sprintf("%s=%d-%d", envRunMark, os.Getpid(), runs.Add(1))
 	c.SUTEnv = append(slices.Clip(c.SUTEnv), mark)
 	c.BrokerURL, c.DatabaseURL, c.Broker, c.Database = st.brokerURL, st.dbURL, st.broker, st.db
-	if c.SUT == nil {
-		c.SUT = []string{os.Args[0], consumerArg}
+	if c.Consumer.Inst == nil {
+		useCommand(&c, os.Args[0], consumerArg)
 	}
 	if c.Timeout == 0 {
 		c.Timeout = time.Minute
@@ -153,6 +155,17 @@ func onStack(t *testing.T, st stack, c Config) (Config, string) {
 		c.Log = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	return c, mark
+}
+
+// useCommand makes argv, run as CommandTarget runs --sut-cmd, the consumer of c, in c's mode
+// (async when none).
+func useCommand(c *Config, argv ...string) {
+	mode := c.Mode
+	if mode == "" {
+		mode = ModeAsync
+	}
+	t := CommandTarget(argv, mode, filepath.Join(os.TempDir(), "iobench-bus-test"))
+	UseImpl(c, t.Inst, t.Variant)
 }
 
 // consumersAlive lists the processes still running (not zombies) whose environment holds mark
@@ -400,7 +413,7 @@ func TestBusBadInput(t *testing.T) {
 		"database unreachable": {st: emb, edit: func(c *Config) { c.DatabaseURL = "postgres://u:pw@127.0.0.1:1/db" },
 			want: "connection refused"},
 		"wrong broker password": {st: rl, edit: func(c *Config) { c.BrokerURL = wrongPass }, want: "access refused"},
-		"consumer exits at once": {st: emb, edit: func(c *Config) { c.SUT = []string{"/bin/sh", "-c", "echo no such consumer >&2; exit 3"} },
+		"consumer exits at once": {st: emb, edit: func(c *Config) { useCommand(c, "/bin/sh", "-c", "echo no such consumer >&2; exit 3") },
 			want: "no such consumer"},
 		"foreign sqlite table": {st: emb, setup: func(t *testing.T, st *stack) {
 			st.dbURL = "sqlite://" + filepath.Join(t.TempDir(), "foreign.db")

@@ -9,33 +9,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
-// Modes of the consumer.
+// The protocol's modes, profiles, queues and defaults (package busproto), by their names here.
 const (
-	ModeSync  = "sync"  // one message at a time, one database connection
-	ModeAsync = "async" // up to Concurrency messages in flight in one process
-)
-
-// Profiles of the topology.
-const (
-	// ProfileSeed is seed 1's topology: transient messages, no confirms, events published to the
-	// tail of the command queue.
-	ProfileSeed = "seed"
-	// ProfileDurable uses persistent messages, publisher confirms and a separate durable event
-	// queue, so that messages survive a broker restart.
-	ProfileDurable = "durable"
-)
-
-// Queue names. Both are durable queues owned by iobench: a run deletes and recreates them.
-const (
-	CommandsQueue = "iobench.bus.commands"
-	EventsQueue   = "iobench.bus.events"
+	ModeSync           = busproto.ModeSync
+	ModeAsync          = busproto.ModeAsync
+	ProfileSeed        = busproto.ProfileSeed
+	ProfileDurable     = busproto.ProfileDurable
+	CommandsQueue      = busproto.CommandsQueue
+	EventsQueue        = busproto.EventsQueue
+	DefaultConcurrency = busproto.DefaultConcurrency
+	DefaultPrefetch    = busproto.DefaultPrefetch
 )
 
 // Sentinel errors that callers branch on (the CLI maps them to exit codes).
@@ -113,7 +104,7 @@ type Service struct {
 // Config is one bus run.
 type Config struct {
 	N           int    // commands to send
-	Mode        string // ModeSync or ModeAsync, passed to the consumer
+	Mode        string // ModeSync or ModeAsync: the consumer variant's (UseImpl)
 	Concurrency int    // passed to the consumer
 	Prefetch    int    // passed to the consumer
 	Profile     string // ProfileSeed or ProfileDurable
@@ -127,24 +118,21 @@ type Config struct {
 	Topology Topology
 	// Timeout bounds the whole run (fill to verification); zero means 10 minutes.
 	Timeout time.Duration
-	// SUT is the consumer's command line; empty means this executable with "serve bus" and the
-	// mode, concurrency, prefetch and profile flags. URLs always go through the environment
-	// (IOBENCH_AMQP_URL or IOBENCH_NATS_URL, IOBENCH_DATABASE_URL), never the command line.
-	SUT []string
-	// Impl names the consumer in messages and the record; empty means one derived from SUT.
-	// Variant and Expect are its variant and the seed flaws that variant reproduces, for the record.
+	// Consumer is the consumer under test (UseImpl sets it, with Impl, Variant, Expect, Mode and
+	// RestartBroker): Run starts it from its manifest, its URLs and settings in the environment
+	// (IOBENCH_AMQP_URL or IOBENCH_NATS_URL, IOBENCH_DATABASE_URL, IOBENCH_CONCURRENCY,
+	// IOBENCH_PREFETCH, IOBENCH_BUS_PROFILE; its variant's IOBENCH_MODE), never the command line.
+	Consumer workload.Target
+	// Impl names the consumer in messages and the record. Variant and Expect are its variant and
+	// the seed flaws that variant reproduces, for the record.
 	Impl    string
 	Variant string
 	Expect  []string
 	// RestartBroker lists the variants of Impl that survive a broker restart (its manifest's
-	// restart_broker); with an Impl, Check refuses restart-broker for any other variant.
+	// restart_broker); Check refuses restart-broker for any other variant.
 	RestartBroker []string
-	// SUTEnv is added to the consumer's environment (tests use it).
+	// SUTEnv (KEY=VALUE) is added to the consumer's environment (tests use it).
 	SUTEnv []string
-	// StopSignal and StopGrace stop the consumer: the signal, then SIGKILL after the grace (an
-	// impl's stop.signal and stop.timeout); zero means SIGTERM and 10 s.
-	StopSignal syscall.Signal
-	StopGrace  time.Duration
 	// Progress receives a live progress line, rewritten in place every second; nil for none.
 	Progress io.Writer
 	// Command is the command line recorded in the result.
@@ -155,30 +143,6 @@ type Config struct {
 
 // DefaultTimeout bounds a run whose Config has no Timeout.
 const DefaultTimeout = 10 * time.Minute
-
-func checkModeProfile(mode, profile string) error {
-	if mode != ModeSync && mode != ModeAsync {
-		return fmt.Errorf("%w: mode %q; use sync or async", ErrBadInput, mode)
-	}
-	if profile != ProfileSeed && profile != ProfileDurable {
-		return fmt.Errorf("%w: profile %q; use seed or durable", ErrBadInput, profile)
-	}
-	return nil
-}
-
-func checkConcurrency(mode string, concurrency, prefetch int) error {
-	if concurrency < 1 {
-		return fmt.Errorf("%w: concurrency %d; use at least 1", ErrBadInput, concurrency)
-	}
-	if prefetch < 1 {
-		return fmt.Errorf("%w: prefetch %d; use at least 1", ErrBadInput, prefetch)
-	}
-	if mode == ModeAsync && prefetch < concurrency {
-		return fmt.Errorf("%w: prefetch %d is below concurrency %d, so handlers would wait for messages; use --prefetch %d or more",
-			ErrBadInput, prefetch, concurrency, concurrency)
-	}
-	return nil
-}
 
 // Check validates the settings that need no service (count, mode, profile, concurrency,
 // prefetch, fault) and fills defaults, so that a command can refuse bad flags before it starts
@@ -193,14 +157,14 @@ func (c *Config) Check() error {
 	if c.Profile == "" {
 		c.Profile = ProfileSeed
 	}
-	if err := checkModeProfile(c.Mode, c.Profile); err != nil {
+	if err := busproto.CheckModeProfile(c.Mode, c.Profile); err != nil {
 		return err
 	}
-	if err := checkConcurrency(c.Mode, c.Concurrency, c.Prefetch); err != nil {
+	if err := busproto.CheckConcurrency(c.Mode, c.Concurrency, c.Prefetch); err != nil {
 		return err
 	}
 	// What runs is what the record says: a sync consumer handles one message at a time.
-	c.Concurrency, c.Prefetch = shape(c.Mode, c.Concurrency, c.Prefetch)
+	c.Concurrency, c.Prefetch = busproto.Shape(c.Mode, c.Concurrency, c.Prefetch)
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -221,7 +185,7 @@ func (c *Config) checkRestartBroker() error {
 		return nil
 	case c.Profile != ProfileDurable:
 		return fmt.Errorf("%w: --fault restart-broker loses transient messages by design; use it with --profile durable", ErrBadInput)
-	case c.Impl == "" || slices.Contains(c.RestartBroker, c.Variant):
+	case !c.fromManifest() || slices.Contains(c.RestartBroker, c.Variant):
 		return nil
 	case len(c.RestartBroker) == 0:
 		return fmt.Errorf("%w: --fault restart-broker: no variant of %s survives a broker restart (its manifest's restart_broker lists none); use kill-sut@50%% or another impl", ErrBadInput, c.Impl)
@@ -232,6 +196,12 @@ func (c *Config) checkRestartBroker() error {
 	}
 	return fmt.Errorf("%w: --fault restart-broker: %s:%s does not survive a broker restart; use %s (its manifest's restart_broker)",
 		ErrBadInput, c.Impl, c.Variant, strings.Join(names, " or "))
+}
+
+// fromManifest says whether the consumer is an impl of impls/, whose manifest says which of its
+// variants survive a broker restart; a command of the user's (--sut-cmd) has none to ask.
+func (c *Config) fromManifest() bool {
+	return c.Consumer.Inst != nil && c.Consumer.Inst.Manifest.Dir != ""
 }
 
 // validate is Check plus what needs the services: URLs and, for restart-broker, a broker that
@@ -251,12 +221,15 @@ func (c *Config) validate() error {
 	if c.Topology.Queue == "" {
 		c.Topology = DefaultTopology
 	}
-	if err := c.Topology.check(c.implName(), bkind, dkind, c.Profile); err != nil {
+	if err := c.Topology.check(c.Impl, bkind, dkind, c.Profile); err != nil {
 		return err
 	}
 	if c.Fault.Kind == FaultRestartBroker && c.Broker.Restart == nil {
 		return fmt.Errorf("%w: --fault restart-broker needs a broker that iobench started and can restart (this run's or the one of 'iobench services up'), not %s %s; drop the broker URL",
 			ErrBadInput, nonEmpty(c.Broker.Kind, "an external"), nonEmpty(c.Broker.Name, "broker"))
+	}
+	if c.Consumer.Inst == nil {
+		return errors.New("bus: no consumer; call UseImpl")
 	}
 	return nil
 }

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 func TestParseFault(t *testing.T) {
@@ -83,7 +85,8 @@ func TestConfigCheck(t *testing.T) {
 // it survives one; the refusal is one line naming those that do.
 func TestCheckRestartBrokerVariant(t *testing.T) {
 	c := Config{N: 10, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileDurable,
-		Fault: Fault{Kind: FaultRestartBroker, At: 0.5}, Impl: "php-messenger", Variant: "fixed", RestartBroker: []string{"fixed"}}
+		Fault: Fault{Kind: FaultRestartBroker, At: 0.5}, Impl: "php-messenger", Variant: "fixed", RestartBroker: []string{"fixed"},
+		Consumer: workload.Target{Inst: &impl.Installation{Manifest: &impl.Manifest{Name: "php-messenger", Dir: "/impls/php/messenger"}}}}
 	if err := c.Check(); err != nil {
 		t.Fatalf("a variant that survives: %v", err)
 	}
@@ -97,9 +100,9 @@ func TestCheckRestartBrokerVariant(t *testing.T) {
 	if err := c.Check(); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "no variant of php-messenger") {
 		t.Fatalf("an impl without any: %v", err)
 	}
-	c.Impl, c.Variant = "", "" // the built-in consumer, or --sut-cmd: no manifest to ask
+	useCommand(&c, "/bin/sh", "-c", "my-consumer --fast") // --sut-cmd: no manifest to ask
 	if err := c.Check(); err != nil {
-		t.Fatalf("no impl: %v", err)
+		t.Fatalf("a command of the user's: %v", err)
 	}
 }
 
@@ -138,14 +141,25 @@ func TestValidateURLs(t *testing.T) {
 
 func containsSecret(err error) bool { return err != nil && strings.Contains(err.Error(), "secret") }
 
-// TestUseImplStops checks that a consumer impl is stopped as its manifest says (stop.signal,
-// stop.timeout).
-func TestUseImplStops(t *testing.T) {
-	m := &impl.Manifest{Name: "demo-bus", Start: impl.StartSpec{Command: []string{"demo"}}}
-	m.Stop.Signal, m.Stop.Timeout = "INT", "3s"
+// TestCommandTarget checks the consumer --sut-cmd runs: named after the script's first word, in
+// the mode asked, which reaches it once (its variant's IOBENCH_MODE), on iobench's own queues,
+// stopped with SIGTERM, then SIGKILL after 10 s.
+func TestCommandTarget(t *testing.T) {
+	tg := CommandTarget([]string{"/bin/sh", "-c", "./consumer.py --x"}, ModeSync, t.TempDir())
 	var c Config
-	UseImpl(&c, &impl.Installation{Manifest: m}, impl.Variant{Name: "v", Mode: "async"})
-	if c.StopSignal != syscall.SIGINT || c.StopGrace != 3*time.Second {
-		t.Fatalf("stop %v after %v: want SIGINT, then SIGKILL after 3s", c.StopSignal, c.StopGrace)
+	UseImpl(&c, tg.Inst, tg.Variant)
+	m := tg.Inst.Manifest
+	if c.Impl != "consumer.py" || c.Mode != ModeSync || c.Variant != "" || c.Topology.Queue != CommandsQueue ||
+		c.Topology.EventQueue != EventsQueue || c.fromManifest() {
+		t.Fatalf("config %+v", c)
+	}
+	if got := tg.Inst.VariantEnv(tg.Variant)[env.Mode]; got != ModeSync {
+		t.Fatalf("IOBENCH_MODE %q, want sync", got)
+	}
+	if m.StopSignal() != syscall.SIGTERM || m.StopTimeout() != 10*time.Second {
+		t.Fatalf("stop %v after %v: want SIGTERM, then SIGKILL after 10s", m.StopSignal(), m.StopTimeout())
+	}
+	if got := sutEnv(&Config{Profile: ProfileSeed, Concurrency: 4, Prefetch: 8}, "amqp"); got[env.Mode] != "" || got[env.Prefetch] != "8" {
+		t.Fatalf("the run's environment %v: want IOBENCH_PREFETCH and no IOBENCH_MODE (the variant's)", got)
 	}
 }

@@ -3,6 +3,7 @@ package bus
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,36 +14,40 @@ import (
 	"github.com/iobench/iobench/internal/workload"
 )
 
-// UseImpl makes an installed consumer impl, running variant v, the consumer of cfg: its command
-// line, its environment (the installation's and the variant's), its topology, its name, the
-// variant's name, mode and expected findings, the variants that survive a broker restart, and
-// how it stops (stop.signal, stop.timeout).
+// DefaultImpl is the consumer `iobench bus` runs without --impl or --sut-cmd: the built-in Go
+// consumer, started from its manifest (impls/go/bus) as any other impl.
+const DefaultImpl = "go-bus"
+
+// UseImpl makes an installed consumer impl, running variant v, the consumer of cfg: Run starts it
+// through its installation (impl.Installation.Start: its command line, environment, readiness
+// and stop as its manifest says). cfg takes its topology, its name, the variant's name, mode and
+// expected findings, and the variants that survive a broker restart.
 func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
-	cfg.SUT = inst.Command()
-	cfg.SUTEnv = inst.RuntimeEnv(v)
+	cfg.Consumer = workload.Target{Inst: inst, Variant: v}
 	cfg.Topology = TopologyOf(inst.Manifest)
 	cfg.Impl, cfg.Variant, cfg.Expect = inst.Manifest.Name, v.Name, v.Expect
 	cfg.RestartBroker = inst.Manifest.Workloads[Name].RestartBroker
 	cfg.Mode = v.Mode
-	cfg.StopSignal, cfg.StopGrace = inst.Manifest.StopSignal(), inst.Manifest.StopTimeout()
 }
 
-// PickVariant returns m's variant called name, or, for "", its first of mode (its first when
-// mode is "").
-func PickVariant(m *impl.Manifest, name, mode string) (impl.Variant, error) {
-	if name != "" {
-		v, ok := m.Variant(name)
-		if !ok {
-			return v, fmt.Errorf("%w: %v", ErrBadInput, m.UnknownVariant(name))
-		}
-		return v, nil
+// CommandTarget is a consumer that is no impl of impls/: argv (`iobench bus --sut-cmd`'s sh -c,
+// a test's own binary) in mode, on iobench's own queues, stopped with SIGTERM and SIGKILL 10 s
+// later, its log in dir/logs. It is named after its program: for sh -c, the script's first word.
+func CommandTarget(argv []string, mode, dir string) workload.Target {
+	m := &impl.Manifest{Name: commandName(argv), Variants: []impl.Variant{{Mode: mode}},
+		Workloads: map[string]impl.Workload{Name: {Queues: []string{CommandsQueue, EventsQueue}}},
+		Start:     impl.StartSpec{Command: argv}, Stop: impl.StopSpec{Timeout: "10s"}}
+	return workload.Target{Inst: &impl.Installation{Manifest: m, Dir: dir}, Variant: m.Variants[0]}
+}
+
+func commandName(argv []string) string {
+	if len(argv) == 3 && argv[1] == "-c" && len(strings.Fields(argv[2])) > 0 {
+		return filepath.Base(strings.Fields(argv[2])[0])
 	}
-	for _, v := range m.Variants {
-		if mode == "" || v.Mode == mode {
-			return v, nil
-		}
+	if len(argv) == 0 {
+		return "consumer"
 	}
-	return impl.Variant{}, fmt.Errorf("%w: impl %s has no %s variant; choose one of %s with --variant", ErrBadInput, m.Name, mode, m.VariantsText())
+	return filepath.Base(argv[0])
 }
 
 // Prefer steers the automatic choice of services (no kind and no URL given) towards what an

@@ -8,6 +8,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 const busManifest = `name: php-x
@@ -73,17 +74,17 @@ func TestTopologySection(t *testing.T) {
 // handler, the run is not verified, and it is the seed flaw reproduced only for a variant that
 // expects redelivered-duplicate-key and when nothing else went wrong.
 func TestFlawReproduced(t *testing.T) {
-	r, err := ParseReport([]byte("f 3 1700000000000000000 1\n"))
-	if err != nil || r.Kind != ReportFailed || r.Seq != 3 || !r.Redelivered {
+	r, err := busproto.ParseReport([]byte("f 3 1700000000000000000 1\n"))
+	if err != nil || r.Kind != busproto.ReportFailed || r.Seq != 3 || !r.Redelivered {
 		t.Fatalf("ParseReport: %+v %v", r, err)
 	}
-	if got := string(AppendReport(nil, r)); got != "f 3 1700000000000000000 1\n" {
+	if got := string(busproto.AppendReport(nil, r)); got != "f 3 1700000000000000000 1\n" {
 		t.Fatalf("AppendReport: %q", got)
 	}
 	tl := newTally(4, 0)
 	tl.add(r)
 	for seq := range int64(4) {
-		tl.add(Report{Kind: ReportEvent, Seq: seq, AtNS: 1})
+		tl.add(busproto.Report{Kind: busproto.ReportEvent, Seq: seq, AtNS: 1})
 	}
 	run := &run{cfg: Config{N: 4}, t: tl}
 	rec := &result.Record{Workload: Name, Bus: &run.bus}

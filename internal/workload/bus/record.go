@@ -3,7 +3,6 @@ package bus
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -89,21 +88,8 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 	return rec
 }
 
-// impl names the consumer for the record: go-bus for the built-in one, else its program's name.
-func (r *run) impl() string { return r.cfg.implName() }
-
-func (c *Config) implName() string {
-	switch sut := c.SUT; {
-	case c.Impl != "":
-		return c.Impl
-	case len(sut) == 0:
-		return "go-bus"
-	case len(sut) == 3 && sut[1] == "-c" && len(strings.Fields(sut[2])) > 0:
-		return filepath.Base(strings.Fields(sut[2])[0]) // --sut-cmd, run through sh -c
-	default:
-		return filepath.Base(sut[0])
-	}
-}
+// impl names the consumer for the record: its impl's name, or its program's (CommandTarget).
+func (r *run) impl() string { return r.cfg.Impl }
 
 // phase is one of the three phases, its peaks read from the series under its name.
 func phase(name string, count int64, d time.Duration, ivs []interval) result.Phase {

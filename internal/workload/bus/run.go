@@ -12,9 +12,11 @@ import (
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/cpuprobe"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/sut"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // Bounds of the steps around the measurement.
@@ -22,7 +24,6 @@ const (
 	setupTimeout  = 30 * time.Second       // connect, check the schema, declare the queues
 	verifyTimeout = 30 * time.Second       // count the rows after the run
 	drainPoll     = 20 * time.Millisecond  // how often the end of the fill and the drain are checked
-	readyTimeout  = 60 * time.Second       // how long a consumer may take to report "ready"
 	maxDrainWait  = 30 * time.Second       // how long duplicates may take to drain after the last first sighting
 	shortPhase    = 5 * time.Second        // a command phase shorter than this gets a warning
 	busyGenerator = 80.0                   // % of one core above which iobench warns it may be the limit
@@ -55,7 +56,8 @@ const (
 type run struct {
 	cfg          Config
 	bkind, dkind string
-	argv, env    []string
+	argv         []string          // the consumer's command line, for the record
+	env          map[string]string // the consumer's IOBENCH_* (sutEnv)
 	queues       []string
 
 	start     time.Time
@@ -66,7 +68,7 @@ type run struct {
 	machine   *procstat.MachineMeter
 	brokerM   *meter
 	dbM       *meter
-	suts      []*sut.Process
+	suts      []*impl.Process
 	readyAt   time.Time
 	fillStart time.Time
 	fillEnd   time.Time
@@ -86,11 +88,7 @@ func Run(ctx context.Context, cfg Config) (*result.Record, error) {
 	r := &run{cfg: cfg, queues: cfg.Topology.queues(cfg.Profile)}
 	r.bkind, _ = brokerKind(cfg.BrokerURL)
 	r.dkind, _ = dbKind(cfg.DatabaseURL)
-	var err error
-	if r.argv, err = sutArgv(&cfg); err != nil {
-		return nil, err
-	}
-	r.env = sutEnv(&cfg, r.bkind)
+	r.argv, r.env = cfg.Consumer.Inst.Command(), sutEnv(&cfg, r.bkind)
 	return r.do(ctx)
 }
 
@@ -235,7 +233,7 @@ func declare(ctx context.Context, b backend.Broker, q string) error {
 func (r *run) fill(ctx context.Context, b backend.Broker) error {
 	ctx, cancel := context.WithDeadline(ctx, r.deadline)
 	defer cancel()
-	pc := commandPublisher(r.cfg.Profile)
+	pc := busproto.CommandPublisher(r.cfg.Profile)
 	t := r.cfg.Topology
 	pc.Queue, pc.Exchange, pc.RoutingKey = t.Queue, t.Exchange, t.RoutingKey
 	if t.Exchange == "" {
@@ -254,7 +252,7 @@ func (r *run) fill(ctx context.Context, b backend.Broker) error {
 		id := uuid.NewString()
 		now := time.Now().UnixNano()
 		r.t.sent[i] = now
-		buf = AppendCommand(buf[:0], id, int64(i), now)
+		buf = busproto.AppendCommand(buf[:0], id, int64(i), now)
 		if err := pub.Publish(ctx, buf); err != nil {
 			return r.fillErr(ctx, fmt.Sprintf("publishing command %d of %d", i+1, r.cfg.N), err)
 		}
@@ -304,7 +302,7 @@ func pause(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (r *run) current() *sut.Process {
+func (r *run) current() *impl.Process {
 	if len(r.suts) == 0 {
 		return nil
 	}

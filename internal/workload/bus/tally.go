@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/stats"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // tally accounts for every command and event by sequence number, from the consumer's report
@@ -64,11 +65,11 @@ func (t *tally) snapshot() counts {
 }
 
 // add accounts for one report other than ready.
-func (t *tally) add(r Report) {
+func (t *tally) add(r busproto.Report) {
 	switch r.Kind {
-	case ReportReady:
+	case busproto.ReportReady:
 		return
-	case ReportBad:
+	case busproto.ReportBad:
 		t.mu.Lock()
 		t.c.bad++
 		t.mu.Unlock()
@@ -81,11 +82,11 @@ func (t *tally) add(r Report) {
 		return
 	}
 	c := &t.c
-	if r.Kind == ReportFailed {
+	if r.Kind == busproto.ReportFailed {
 		c.failed++
 		return
 	}
-	if r.Kind == ReportCommand {
+	if r.Kind == busproto.ReportCommand {
 		c.cmdTotal++
 		if r.Redelivered {
 			c.cmdRedelivered++
@@ -142,9 +143,9 @@ func (t *tally) read(r io.Reader, ready func()) error {
 	for {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 && err == nil {
-			switch rep, perr := ParseReport(line); {
+			switch rep, perr := busproto.ParseReport(line); {
 			case perr != nil:
-			case rep.Kind == ReportReady:
+			case rep.Kind == busproto.ReportReady:
 				ready()
 			default:
 				t.add(rep)

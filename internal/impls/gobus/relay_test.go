@@ -1,13 +1,17 @@
-package bus
+package gobus
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
+)
 
 // TestRelay checks who joins which leg: the oldest open one, one command per leg, none once
 // the legs are closed, and each leg's owner learns who joined it.
 func TestRelay(t *testing.T) {
 	var r relay
 	s1, s2, s3 := newSuccessor(), newSuccessor(), newSuccessor()
-	m1, m2 := Message{ID: "1"}, Message{ID: "2"}
+	m1, m2 := busproto.Message{ID: "1"}, busproto.Message{ID: "2"}
 	if r.join(s1, &m1) {
 		t.Fatal("joined with no leg open")
 	}

@@ -1,10 +1,11 @@
-package bus
+package gobus
 
 import (
 	"slices"
 	"sync"
 
 	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // relay lets a command begin its transaction in the round trip of another command's COMMIT, on
@@ -28,7 +29,7 @@ type leg struct {
 
 // successor is a command waiting for the transaction of the leg it joined.
 type successor struct {
-	m    Message
+	m    busproto.Message
 	tx   backend.Tx    // the transaction, m's row inserted, when err is nil
 	err  error         // why m's transaction could not begin in the leg's commit
 	done chan struct{} // receives once tx or err is set
@@ -63,7 +64,7 @@ func (r *relay) closeLeg(l *leg) *successor {
 
 // join makes s, for message m, the successor of the oldest open leg and reports whether there was
 // one; s then waits for its transaction on s.done.
-func (r *relay) join(s *successor, m *Message) bool {
+func (r *relay) join(s *successor, m *busproto.Message) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.open) == 0 {

@@ -1,4 +1,4 @@
-package bus
+package busproto
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package bus
+package gobus
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // sender is how a worker publishes its events.
@@ -18,7 +19,7 @@ type sender interface {
 // (as service-bus shared its channel), which measured 5-10% less CPU in RabbitMQ and the
 // consumer than 80 channels, a publish being a mere socket write.
 func (c *consumer) publishers(ctx context.Context, b backend.Broker) ([]backend.Publisher, error) {
-	cfg := eventPublisher(c.cfg.Profile)
+	cfg := busproto.EventPublisher(c.cfg.Profile)
 	n := c.workers
 	if !cfg.Confirm {
 		n = 1

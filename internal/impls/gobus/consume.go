@@ -1,4 +1,4 @@
-package bus
+package gobus
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/backend/open"
+	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // InsertSQL is the seed's INSERT, made idempotent on id so that a redelivered command never makes
@@ -25,13 +28,13 @@ const (
 
 // ConsumerConfig configures Consume, the Go reference consumer run by `iobench serve bus`.
 type ConsumerConfig struct {
-	Mode        string // ModeSync (one message at a time) or ModeAsync (Concurrency in flight)
+	Mode        string // busproto.ModeSync (one message at a time) or ModeAsync (Concurrency in flight)
 	Concurrency int    // async: handlers in flight in this one process; the pool has as many connections
 	Prefetch    int    // async: unacked deliveries the broker may push, at least Concurrency
-	Profile     string // ProfileSeed or ProfileDurable
+	Profile     string // busproto.ProfileSeed or ProfileDurable
 	BrokerURL   string // amqp:// or nats://
 	DatabaseURL string // postgres:// or sqlite://
-	// Report receives the report stream (see the package documentation); every line is written
+	// Report receives the report stream (see package busproto); every line is written
 	// with one Write call before the message is acked. Usually os.Stdout.
 	Report io.Writer
 	// Log receives warnings (reconnects, dropped messages); nil discards them.
@@ -42,31 +45,22 @@ type ConsumerConfig struct {
 var errReportLost = errors.New("bus: report stream closed; the load side has gone away")
 
 func (c *ConsumerConfig) validate() error {
-	if err := checkModeProfile(c.Mode, c.Profile); err != nil {
+	if err := busproto.CheckModeProfile(c.Mode, c.Profile); err != nil {
 		return err
 	}
-	if err := checkConcurrency(c.Mode, c.Concurrency, c.Prefetch); err != nil {
+	if err := busproto.CheckConcurrency(c.Mode, c.Concurrency, c.Prefetch); err != nil {
 		return err
 	}
 	if c.BrokerURL == "" {
-		return fmt.Errorf("%w: no broker URL; pass --amqp-url or --nats-url (or set IOBENCH_AMQP_URL / IOBENCH_NATS_URL)", ErrBadInput)
+		return fmt.Errorf("%w: no broker URL; pass --amqp-url or --nats-url (or set IOBENCH_AMQP_URL / IOBENCH_NATS_URL)", fail.ErrBadInput)
 	}
 	if c.DatabaseURL == "" {
-		return fmt.Errorf("%w: no database URL; pass --database-url (or set IOBENCH_DATABASE_URL)", ErrBadInput)
+		return fmt.Errorf("%w: no database URL; pass --database-url (or set IOBENCH_DATABASE_URL)", fail.ErrBadInput)
 	}
 	if c.Report == nil {
-		return fmt.Errorf("%w: no report stream", ErrBadInput)
+		return fmt.Errorf("%w: no report stream", fail.ErrBadInput)
 	}
 	return nil
-}
-
-// shape returns the number of handler goroutines and the prefetch for a mode: sync takes one
-// message at a time with prefetch 1 (as the seed's messenger, which polled with basic.get).
-func shape(mode string, concurrency, prefetch int) (workers, pf int) {
-	if mode == ModeSync {
-		return 1, 1
-	}
-	return concurrency, prefetch
 }
 
 // Consume runs the reference consumer until ctx ends: for each command BEGIN; INSERT; publish the
@@ -81,8 +75,8 @@ func Consume(ctx context.Context, cfg ConsumerConfig) error {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	workers, prefetch := shape(cfg.Mode, cfg.Concurrency, cfg.Prefetch)
-	db, err := openSQL(ctx, cfg.DatabaseURL, workers)
+	workers, prefetch := busproto.Shape(cfg.Mode, cfg.Concurrency, cfg.Prefetch)
+	db, err := open.SQL(ctx, cfg.DatabaseURL, open.MaxConns(workers))
 	if err != nil {
 		return err
 	}
@@ -137,20 +131,20 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	// that a graceful stop acks what it handled.
 	life, kill := context.WithCancel(context.WithoutCancel(ctx))
 	defer kill()
-	b, err := openBroker(life, c.cfg.BrokerURL)
+	b, err := open.Broker(life, c.cfg.BrokerURL)
 	if err != nil {
 		return false, err
 	}
 	defer b.Close()
-	cmds, err := b.Consumer(life, c.consumerConfig(CommandsQueue))
+	cmds, err := b.Consumer(life, c.consumerConfig(busproto.CommandsQueue))
 	if err != nil {
 		return false, err
 	}
 	defer cmds.Close()
 	set := newSettler(c.cfg.Report, cmds)
 	var evCh <-chan backend.Delivery // nil in the seed profile: events arrive on the command queue
-	if c.cfg.Profile == ProfileDurable {
-		events, err := b.Consumer(life, c.consumerConfig(EventsQueue))
+	if c.cfg.Profile == busproto.ProfileDurable {
+		events, err := b.Consumer(life, c.consumerConfig(busproto.EventsQueue))
 		if err != nil {
 			return false, err
 		}
@@ -169,7 +163,7 @@ func (c *consumer) session(ctx context.Context) (started bool, err error) {
 	}()
 	senders := c.senders(pubs)
 	if !c.ready {
-		if _, err := c.cfg.Report.Write(AppendReport(nil, Report{Kind: ReportReady})); err != nil {
+		if _, err := c.cfg.Report.Write(busproto.AppendReport(nil, busproto.Report{Kind: busproto.ReportReady})); err != nil {
 			return true, errReportLost
 		}
 		c.ready = true
@@ -222,7 +216,7 @@ type worker struct {
 
 	ahead    backend.Delivery // taken while a transaction was open; handled next
 	aheadSrc int
-	aheadMsg Message
+	aheadMsg busproto.Message
 
 	relay   *relay // the session's, shared by its workers
 	leg     leg    // this worker's transaction, when open on the relay
@@ -278,13 +272,13 @@ func (w *worker) next() (int, backend.Delivery, error) {
 // failure it nacks (requeue) and returns the error, which ends the session: the next session
 // sees the message again, redelivered.
 func (w *worker) handle(src int, d backend.Delivery) error {
-	m, err := DecodeMessage(d.Body())
+	m, err := busproto.DecodeMessage(d.Body())
 	if err != nil {
 		w.c.cfg.Log.Warn("bus consumer: dropping a message", "err", err)
-		return w.set.settle(src, d, Report{Kind: ReportBad})
+		return w.set.settle(src, d, busproto.Report{Kind: busproto.ReportBad})
 	}
-	if m.Type != TypeCommand {
-		return w.set.settle(src, d, report(ReportEvent, &m, d))
+	if m.Type != busproto.TypeCommand {
+		return w.set.settle(src, d, report(busproto.ReportEvent, &m, d))
 	}
 	tx, err := w.begin(&m)
 	if err != nil {
@@ -297,7 +291,7 @@ func (w *worker) handle(src int, d backend.Delivery) error {
 // begin returns the transaction of command m with its row inserted: begun in the COMMIT round
 // trip of a transaction open for it on the relay, else with BEGIN and the INSERT in a round
 // trip of its own. Either way the transaction is then open on the relay until its event is out.
-func (w *worker) begin(m *Message) (backend.Tx, error) {
+func (w *worker) begin(m *busproto.Message) (backend.Tx, error) {
 	if w.relay.join(w.succ, m) {
 		<-w.succ.done
 		if w.succ.err != nil {
@@ -347,7 +341,7 @@ func (w *worker) closeLeg() *successor {
 // INSERT, in the same round trip as the commit: handed over to the handler that joined, or
 // finished here in turn. One transaction per command still, each event published before its
 // COMMIT, each ack after it.
-func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) error {
+func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m busproto.Message) error {
 	chain, chains := tx.(backend.Chainer)
 	for {
 		next, err := w.publish(&m)
@@ -359,7 +353,7 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 			}
 			return err
 		}
-		var nm *Message
+		var nm *busproto.Message
 		switch {
 		case next != nil:
 			nm = &next.m
@@ -371,7 +365,7 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 				return fmt.Errorf("commit: %w", err)
 			}
 			w.c.committed.Add(1)
-			return w.set.settle(src, d, report(ReportCommand, &m, d))
+			return w.set.settle(src, d, report(busproto.ReportCommand, &m, d))
 		}
 		if err := w.commitWith(chain, src, d, &m, nm); err != nil {
 			_ = tx.Rollback(w.dbCtx) // the next transaction, if it began
@@ -396,14 +390,14 @@ func (w *worker) command(tx backend.Tx, src int, d backend.Delivery, m Message) 
 
 // commitWith commits m's transaction, delivered as d, and begins nm's with its INSERT in the
 // same round trip, then hands d to the settler.
-func (w *worker) commitWith(chain backend.Chainer, src int, d backend.Delivery, m, nm *Message) error {
+func (w *worker) commitWith(chain backend.Chainer, src int, d backend.Delivery, m, nm *busproto.Message) error {
 	committed, _, err := chain.CommitExec(w.dbCtx, InsertSQL, nm.ID, nm.Name, nm.Email)
 	if !committed {
 		_ = d.Nack(true)
 		return fmt.Errorf("commit: %w", err)
 	}
 	w.c.committed.Add(1)
-	if serr := w.set.settle(src, d, report(ReportCommand, m, d)); serr != nil {
+	if serr := w.set.settle(src, d, report(busproto.ReportCommand, m, d)); serr != nil {
 		return serr
 	}
 	if err != nil {
@@ -414,8 +408,8 @@ func (w *worker) commitWith(chain backend.Chainer, src int, d backend.Delivery, 
 
 // publish publishes m's event and closes tx's leg on the relay, returning the command that
 // joined it, if any.
-func (w *worker) publish(m *Message) (*successor, error) {
-	w.evBuf = AppendEvent(w.evBuf[:0], m)
+func (w *worker) publish(m *busproto.Message) (*successor, error) {
+	w.evBuf = busproto.AppendEvent(w.evBuf[:0], m)
 	err := w.pub.Publish(w.life, w.evBuf)
 	next := w.closeLeg()
 	if err != nil {
@@ -444,14 +438,14 @@ func (w *worker) peek() bool {
 	if w.ahead == nil {
 		return false
 	}
-	m, err := DecodeMessage(w.ahead.Body())
+	m, err := busproto.DecodeMessage(w.ahead.Body())
 	w.aheadMsg = m
-	return err == nil && m.Type == TypeCommand
+	return err == nil && m.Type == busproto.TypeCommand
 }
 
 // report is the report line of message m, handled now.
-func report(kind byte, m *Message, d backend.Delivery) Report {
-	return Report{Kind: kind, Seq: m.Seq, AtNS: time.Now().UnixNano(), Redelivered: d.Redelivered()}
+func report(kind byte, m *busproto.Message, d backend.Delivery) busproto.Report {
+	return busproto.Report{Kind: kind, Seq: m.Seq, AtNS: time.Now().UnixNano(), Redelivered: d.Redelivered()}
 }
 
 func ackErr(err error) error {
@@ -459,21 +453,4 @@ func ackErr(err error) error {
 		return fmt.Errorf("ack: %w", err)
 	}
 	return nil
-}
-
-// eventPublisher is where the consumer sends events: to the tail of the command queue, transient,
-// as in the seed; or to their own durable queue, persistent and confirmed.
-func eventPublisher(profile string) backend.PublisherConfig {
-	if profile == ProfileDurable {
-		return backend.PublisherConfig{Queue: EventsQueue, Persistent: true, Confirm: true}
-	}
-	return backend.PublisherConfig{Queue: CommandsQueue}
-}
-
-// commandPublisher is how the load side fills the command queue.
-func commandPublisher(profile string) backend.PublisherConfig {
-	if profile == ProfileDurable {
-		return backend.PublisherConfig{Queue: CommandsQueue, Persistent: true, Confirm: true}
-	}
-	return backend.PublisherConfig{Queue: CommandsQueue}
 }

@@ -1,4 +1,4 @@
-package bus
+package gobus
 
 import (
 	"io"
@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // settler reports handled messages and acks them in batches, so that the handlers do not each
@@ -42,9 +43,9 @@ func (s *settler) newBatch() *batch { return &batch{acks: make([][]backend.Deliv
 // settle hands over d, delivered by s.srcs[src] and handled as r says, to be reported and
 // acked. It writes and acks batches itself when no other handler is doing so; the error is
 // errReportLost or a failed ack, and ends the session.
-func (s *settler) settle(src int, d backend.Delivery, r Report) error {
+func (s *settler) settle(src int, d backend.Delivery, r busproto.Report) error {
 	s.mu.Lock()
-	s.next.lines = AppendReport(s.next.lines, r)
+	s.next.lines = busproto.AppendReport(s.next.lines, r)
 	s.next.acks[src] = append(s.next.acks[src], d)
 	if s.busy {
 		s.mu.Unlock()

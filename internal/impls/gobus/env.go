@@ -1,15 +1,12 @@
-package bus
+package gobus
 
 import (
 	"fmt"
-	"github.com/iobench/iobench/internal/env"
 	"strconv"
-)
 
-// Defaults of the consumer, as in seed 1's service-bus (concurrency 80, prefetch 100).
-const (
-	DefaultConcurrency = 80
-	DefaultPrefetch    = 100
+	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
 
 // ConsumerConfigFromEnv returns the consumer settings found in the environment (read through
@@ -17,10 +14,10 @@ const (
 // concurrency 80 and prefetch 100. Report and Log are left for the caller.
 func ConsumerConfigFromEnv(getenv func(string) string) (ConsumerConfig, error) {
 	c := ConsumerConfig{
-		Mode:        or(getenv(env.Mode), ModeAsync),
-		Profile:     or(getenv(env.BusProfile), ProfileSeed),
-		Concurrency: DefaultConcurrency,
-		Prefetch:    DefaultPrefetch,
+		Mode:        or(getenv(env.Mode), busproto.ModeAsync),
+		Profile:     or(getenv(env.BusProfile), busproto.ProfileSeed),
+		Concurrency: busproto.DefaultConcurrency,
+		Prefetch:    busproto.DefaultPrefetch,
 		BrokerURL:   or(getenv(env.AMQPURL), getenv(env.NATSURL)),
 		DatabaseURL: getenv(env.DatabaseURL),
 	}
@@ -31,7 +28,7 @@ func ConsumerConfigFromEnv(getenv func(string) string) (ConsumerConfig, error) {
 		if s := getenv(v.name); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil {
-				return c, fmt.Errorf("%w: %s=%q is not a number", ErrBadInput, v.name, s)
+				return c, fmt.Errorf("%w: %s=%q is not a number", fail.ErrBadInput, v.name, s)
 			}
 			*v.dst = n
 		}
