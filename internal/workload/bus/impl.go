@@ -24,19 +24,21 @@ const DefaultImpl = "go-bus"
 // expected findings, and the variants that survive a broker restart.
 func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
 	cfg.Consumer = workload.Target{Inst: inst, Variant: v}
-	cfg.Topology = TopologyOf(inst.Manifest)
+	cfg.Topology = DefaultTopology // a command of the user's: iobench's own queues, any broker and database
+	if cfg.fromManifest() {
+		cfg.Topology = TopologyOf(inst.Manifest)
+	}
 	cfg.Impl, cfg.Variant, cfg.Expect = inst.Manifest.Name, v.Name, v.Expect
 	cfg.RestartBroker = inst.Manifest.Workloads[Name].RestartBroker
 	cfg.Mode = v.Mode
 }
 
 // CommandTarget is a consumer that is no impl of impls/: argv (`iobench bus --sut-cmd`'s sh -c,
-// a test's own binary) in mode, on iobench's own queues, stopped with SIGTERM and SIGKILL 10 s
+// a test's own binary) in mode, on iobench's own queues (UseImpl), stopped with SIGTERM and SIGKILL 10 s
 // later, its log in dir/logs. It is named after its program: for sh -c, the script's first word.
 func CommandTarget(argv []string, mode, dir string) workload.Target {
 	m := &impl.Manifest{Name: commandName(argv), Variants: []impl.Variant{{Mode: mode}},
-		Workloads: map[string]impl.Workload{Name: {Queues: []string{CommandsQueue, EventsQueue}}},
-		Start:     impl.StartSpec{Command: argv}, Stop: impl.StopSpec{Timeout: "10s"}}
+		Start: impl.StartSpec{Command: argv}, Stop: impl.StopSpec{Timeout: "10s"}}
 	return workload.Target{Inst: &impl.Installation{Manifest: m, Dir: dir}, Variant: m.Variants[0]}
 }
 
