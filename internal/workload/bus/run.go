@@ -70,7 +70,7 @@ type run struct {
 	readyAt   time.Time
 	fillStart time.Time
 	fillEnd   time.Time
-	bus       result.Bus
+	bus       Record
 	warnings  []string
 }
 

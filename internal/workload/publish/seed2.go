@@ -125,11 +125,11 @@ func WriteSeed2Table(w io.Writer, rows []Seed2Row) error {
 	b.WriteString("| lang | implementation (seed's label) | seed reported msg/s | iobench: broker-accepted msg/s, sustained | peak second | the publisher's own figure | messages | publisher CPU | broker CPU |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		if r.Record == nil || r.Record.Publish == nil {
+		if r.Record == nil || Section(r.Record) == nil {
 			fmt.Fprintf(&b, "| %s | %s | %s | FAILED: %s | | | | | |\n", r.Lang, r.Name, r.Seed, oneLine(fmt.Sprint(r.Err)))
 			continue
 		}
-		p := r.Record.Publish
+		p := Section(r.Record)
 		own := "-"
 		switch {
 		case p.SelfReported != nil:
