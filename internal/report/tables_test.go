@@ -19,9 +19,9 @@ func fanoutRec(impl, route, size string, tp, overlap float64, verdict string, st
 	return r
 }
 
-// TestFanoutGroups checks that fanout runs group by impl, route and size, and pair sync with
+// TestGroupsByCase checks that fanout runs group by impl, route and size, and pair sync with
 // both async routes of the same impl and size only.
-func TestFanoutGroups(t *testing.T) {
+func TestGroupsByCase(t *testing.T) {
 	var recs []*result.Record
 	for i, size := range []string{"c5 n100", "c10 n300"} {
 		recs = append(recs,
