@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/fanout"
 )
 
 // TestFanoutBadInput checks that every mistake on the fanout command line is one line and exit 2,
@@ -55,7 +56,7 @@ func TestFanoutCommand(t *testing.T) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	rec, err := result.Load(path)
-	if err != nil || rec.Fanout == nil || !rec.Fanout.CallsVerified || rec.Counts.Succeeded != 100 || rec.Mode != "async-overlap" {
+	if err != nil || fanout.Section(rec) == nil || !fanout.Section(rec).CallsVerified || rec.Counts.Succeeded != 100 || rec.Mode != "async-overlap" {
 		t.Fatalf("record %+v, %v", rec, err)
 	}
 	code, _, stderr = runCLI("fanout", "--impl", "python-badcalls:twice", "-c", "2", "-n", "20", "--warmup", "0", "--quiet",

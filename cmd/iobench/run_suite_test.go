@@ -9,6 +9,7 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/suite"
 	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/cachequeue"
 )
 
 // TestSuiteFailsByRecord: a run fails the suite when it measured nothing and returned an error,
@@ -16,8 +17,8 @@ import (
 // answered), and its variant expects no such failure; errors alone fail no run.
 func TestSuiteFailsByRecord(t *testing.T) {
 	rec := func(edit func(*result.Record)) *result.Record {
-		r := &result.Record{Workload: "cachequeue", StartedAt: time.Unix(1, 0), Counts: result.Counts{Attempted: 10, Succeeded: 10},
-			Cachequeue: &result.Cachequeue{Counted: true, Detail: "10 counted for 10 responses"}}
+		r := &result.Record{Workload: "cachequeue", StartedAt: time.Unix(1, 0), Counts: result.Counts{Attempted: 10, Succeeded: 10}}
+		r.SetSection(cachequeue.Name, &cachequeue.Record{Counted: true, Detail: "10 counted for 10 responses"})
 		edit(r)
 		v := workload.Judge(r, nil)
 		r.Verification = &v
@@ -33,7 +34,8 @@ func TestSuiteFailsByRecord(t *testing.T) {
 			r.Counts.Failed, r.Counts.Errors = 2, map[string]int64{"read": 2}
 		})}, ""},
 		{"the store's count failed", suite.Outcome{Record: rec(func(r *result.Record) {
-			r.Cachequeue.Counted, r.Cachequeue.Detail = false, "7 counted for 10 responses"
+			c := cachequeue.Section(r)
+			c.Counted, c.Detail = false, "7 counted for 10 responses"
 		})}, "not verified: the store's count: 7 counted for 10 responses"},
 		{"no record", suite.Outcome{Err: errors.New("impl x exited before it was ready")}, "impl x exited before it was ready"},
 	} {

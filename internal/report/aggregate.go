@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/stats"
+	"github.com/iobench/iobench/internal/units"
 	"github.com/iobench/iobench/internal/workload"
 )
 
@@ -61,38 +62,11 @@ func (k Key) String() string {
 	return strings.Join(parts, " ")
 }
 
-// Spread summarizes one figure over the repeats of a group.
-type Spread struct {
-	N      int
-	Median float64
-	Min    float64
-	Max    float64
-}
+// Spread summarizes one figure over the repeats of a group (stats.Spread).
+type Spread = stats.Spread
 
 // SpreadOf returns the median, minimum and maximum of xs (zero for none).
-func SpreadOf(xs []float64) Spread {
-	s := Spread{N: len(xs)}
-	if len(xs) == 0 {
-		return s
-	}
-	v := append([]float64(nil), xs...)
-	sort.Float64s(v)
-	s.Min, s.Max = v[0], v[len(v)-1]
-	if n := len(v); n%2 == 1 {
-		s.Median = v[n/2]
-	} else {
-		s.Median = (v[n/2-1] + v[n/2]) / 2
-	}
-	return s
-}
-
-// Width returns the spread (max - min) as a share of the median, or 0 without a median.
-func (s Spread) Width() float64 {
-	if s.Median == 0 {
-		return 0
-	}
-	return (s.Max - s.Min) / s.Median
-}
+func SpreadOf(xs []float64) Spread { return stats.SpreadOf(xs) }
 
 // Group is the repeats of one variant, with their figures summarized over the repeats that
 // count: those that verified or reproduced the seed flaw their variant expects (Status). The
@@ -270,12 +244,7 @@ func Unpaired(groups []Group, ratios []Ratio) []string {
 	return out
 }
 
-func div(a, b float64) float64 {
-	if b == 0 || math.IsNaN(a/b) {
-		return 0
-	}
-	return a / b
-}
+func div(a, b float64) float64 { return units.Div(a, b) }
 
 // RateText is the group's throughput median with its unit, "–" when no run counts.
 func (g Group) RateText() string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/bus"
 )
 
 // loadRecords reads the real records saved under testdata/records.
@@ -103,8 +104,8 @@ func TestAggregateAndRatios(t *testing.T) {
 
 func TestVerified(t *testing.T) {
 	ok := crafted("w", "i", "", "", 1, 1, 0)
-	bus := crafted("bus", "i", "", "", 1, 1, 0)
-	bus.Bus = &result.Bus{Verified: false}
+	unverified := crafted("bus", "i", "", "", 1, 1, 0)
+	unverified.SetSection(bus.Name, &bus.Record{Verified: false})
 	intr := crafted("w", "i", "", "", 1, 1, 0)
 	intr.Interrupted = true
 	none := crafted("w", "i", "", "", 1, 1, 0)
@@ -112,7 +113,7 @@ func TestVerified(t *testing.T) {
 	for _, tt := range []struct {
 		rec  *result.Record
 		want bool
-	}{{ok, true}, {bus, false}, {intr, false}, {none, false}} {
+	}{{ok, true}, {unverified, false}, {intr, false}, {none, false}} {
 		if got := Verified(tt.rec); got != tt.want {
 			t.Errorf("Verified(%s) = %v", tt.rec.Workload, got)
 		}

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/bus"
+	"github.com/iobench/iobench/internal/workload/cachequeue"
+	"github.com/iobench/iobench/internal/workload/fanout"
 )
 
 // The audit's findings, each shown on edited copies of real seed records (testdata/seeds).
@@ -44,11 +47,13 @@ func TestFailedCountCheckNeverCounts(t *testing.T) {
 	}{
 		{"fanout", "sendAsync makes the service faster than send", []string{"seed5-fanout-s2.php-fanout.route-_async.r1", "seed5-fanout-s2.php-fanout.route-_async.r2"},
 			func(r *result.Record) {
-				r.Fanout.CallsVerified, r.Fanout.UpstreamCalls, r.Fanout.Calls = false, 0, "0 calls for 160 responses"
+				f := fanout.Section(r)
+				f.CallsVerified, f.UpstreamCalls, f.Calls = false, 0, "0 calls for 160 responses"
 			}, "the upstream's count: 0 calls for 160 responses"},
 		{"cachequeue", "phpredis is faster than Predis", []string{"seed3-php.php-cachequeue.route-_cache_redis.r1", "seed3-php.php-cachequeue.route-_cache_redis.r2"},
 			func(r *result.Record) {
-				r.Cachequeue.Counted, r.Cachequeue.Detail = false, "0 counted for 1746 responses"
+				c := cachequeue.Section(r)
+				c.Counted, c.Detail = false, "0 counted for 1746 responses"
 			}, "the store's count: 0 counted for 1746 responses"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,12 +106,13 @@ func TestReportOrderFree(t *testing.T) {
 func TestFlawNeedsItsSignature(t *testing.T) {
 	recs := loadSeedRecords(t)
 	messenger := seedRecord(t, recs, "seed1-bus.php-messenger_seed.r1")
-	messenger.Bus.Verified, messenger.Bus.FailedCommands = false, 40
+	b := bus.Section(messenger)
+	b.Verified, b.FailedCommands = false, 40
 	messenger.Counts.Errors = map[string]int64{"handler": 40}
 	if Status(messenger) != StatusFlaw {
 		t.Fatalf("requeues with nothing lost: %q, want %q", Status(messenger), StatusFlaw)
 	}
-	messenger.Bus.LostCommands = 1150
+	b.LostCommands = 1150
 	if Status(messenger) != StatusFailed {
 		t.Errorf("1,150 of 5,000 commands lost: %q, want %q", Status(messenger), StatusFailed)
 	}

@@ -2,21 +2,22 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 )
 
-// workloadSections are the workloads' own tables, each showing what a seed got wrong from our
-// records where the records have it: fanout's overlap, the bus's phases beside the seed, the
-// publishers' broker-accepted against client write rates, the web servers' worker pools, and
-// the errors by class.
+// workloadSections are the workloads' own tables (workload.Tables: fanout's overlap, the bus's
+// phases beside the seed, the publishers' broker-accepted against client write rates), then the
+// web servers' worker pools and the errors by class: each showing what a seed got wrong from our
+// records where the records have it.
 func workloadSections(groups []Group) []section {
 	var out []section
-	for _, s := range []section{overlapSection(groups), phasesSection(groups), publishRatesSection(groups),
-		workersSection(groups), errorsSection(groups)} {
+	for _, t := range workload.Tables(tableGroups(groups)) {
+		out = append(out, section(t))
+	}
+	for _, s := range []section{workersSection(groups), errorsSection(groups)} {
 		if len(s.Rows) > 0 {
 			out = append(out, s)
 		}
@@ -24,43 +25,14 @@ func workloadSections(groups []Group) []section {
 	return out
 }
 
-const publishRatesNote = "The broker-accepted rate counts at the broker (its confirms, or its queue's count); the " +
-	"client write rate is what the publishers wrote to their sockets, the figure a publisher prints about itself " +
-	"(for a publisher in a process of its own, which iobench cannot count, the rate it timed and printed). " +
-	"Medians over the repeats; a ratio above 1 is what a client-side count overstates."
-
-// publishRatesSection sets each publisher's broker-accepted rate beside its client write rate.
-func publishRatesSection(groups []Group) section {
-	s := section{ID: "publish-rates", Title: "Broker-accepted vs client write rate (publish)", Note: publishRatesNote,
-		Head: []string{"impl", "counted by", "broker-accepted", "client write", "client ÷ broker", "drain after the last write"},
-		Num:  []bool{false, false, true, true, true, true}}
+// tableGroups returns the groups as the workloads' tables read them.
+func tableGroups(groups []Group) []workload.TableGroup {
+	out := make([]workload.TableGroup, 0, len(groups))
 	for _, g := range groups {
-		var broker, client, drain []float64
-		var counted []string
-		for _, r := range g.Records {
-			if p := r.Publish; p != nil {
-				broker = append(broker, p.Broker.Mean)
-				if v, ok := workload.Figure(r, "client_write"); ok {
-					client = append(client, v)
-				}
-				drain = append(drain, float64(p.Drain.Std().Microseconds()))
-				if !slices.Contains(counted, p.CountedBy) {
-					counted = append(counted, p.CountedBy)
-				}
-			}
-		}
-		if len(broker) == 0 {
-			continue
-		}
-		b, c := SpreadOf(broker), SpreadOf(client)
-		written := "–"
-		if c.N > 0 {
-			written = RateText(c.Median, "msg/s")
-		}
-		s.Rows = append(s.Rows, []string{g.Key.ImplLabel(), strings.Join(counted, ", "), RateText(b.Median, "msg/s"),
-			written, RatioText(div(c.Median, b.Median)), LatencyText(SpreadOf(drain))})
+		out = append(out, workload.TableGroup{Workload: g.Key.Workload, Label: g.Key.ImplLabel(), Load: g.Key.Load(),
+			Records: g.Records, P50: g.P50, P99: g.P99, Seed: g.Seed})
 	}
-	return s
+	return out
 }
 
 const workersNote = "The seed gave no web server setup; ours is recorded with every run: nginx's worker processes " +

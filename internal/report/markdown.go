@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -114,16 +113,7 @@ func SummaryText(w io.Writer, recs []*result.Record) error {
 }
 
 // RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.
-func RateText(v float64, unit string) string {
-	s := units.Count(int64(math.Round(v)))
-	if v < 100 {
-		s = fmt.Sprintf("%.2f", v)
-	}
-	if unit != "" {
-		s += " " + unit
-	}
-	return s
-}
+func RateText(v float64, unit string) string { return units.RateText(v, unit) }
 
 // SpreadText formats a throughput spread: "80,000–84,000 (±2.4%)"; "–" for a single run.
 func SpreadText(s Spread) string {
@@ -135,20 +125,10 @@ func SpreadText(s Spread) string {
 
 // LatencyText formats the median of a spread of durations given in microseconds (a latency, or
 // CPU per 1,000 operations), "–" without one.
-func LatencyText(s Spread) string {
-	if s.N == 0 {
-		return "–"
-	}
-	return units.Micros(s.Median)
-}
+func LatencyText(s Spread) string { return s.MicrosText() }
 
 // RatioText formats a ratio as "2.31×", "–" for none.
-func RatioText(r float64) string {
-	if r == 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f×", r)
-}
+func RatioText(r float64) string { return units.RatioText(r) }
 
 // statusMD is a group's status for a Markdown cell: a failure in bold, with why.
 func statusMD(g Group) string {
@@ -209,12 +189,7 @@ func textSideBySide(w io.Writer, groups []Group) error {
 	return tw.Flush()
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
+func dash(s string) string { return units.OrNone(s) }
 
 // md escapes a string from outside for a Markdown table cell: no line breaks, no pipes, and no
 // characters that Markdown or inline HTML would interpret.

@@ -5,18 +5,14 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // section is a table a report adds after the impls side by side (what limited each run, the
-// fanout's overlap, the bus's phases beside the seed): a title, a note on how to read it, a head
-// and rows of cells, written alike in the terminal, summary.md and report.html. Num marks the
-// columns holding numbers.
-type section struct {
-	ID, Title, Note string
-	Head            []string
-	Num             []bool
-	Rows            [][]string
-}
+// workloads' own tables: workload.Table), written alike in the terminal, summary.md and
+// report.html.
+type section workload.Table
 
 // sections returns the sections that have rows, in report order: what limited every group's
 // runs, then the workloads' own tables of the groups that belong to no seed's section (those go

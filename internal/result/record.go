@@ -43,12 +43,12 @@ type Record struct {
 	ConnLimit     *ConnLimit     `json:"connection_limit,omitempty"` // probed after the run, where the variant expects a connection limit
 	Seed          *Seed          `json:"seed,omitempty"`             // the seed's published figure for this setup
 	Verdict       *Verdict       `json:"verdict,omitempty"`          // the seed's question and claims, for its section of the report
-	Bus           *Bus           `json:"bus,omitempty"`              // bus workload only
-	Publish       *Publish       `json:"publish,omitempty"`          // publish workload only
-	Fanout        *Fanout        `json:"fanout,omitempty"`           // fanout workload only
-	Cachequeue    *Cachequeue    `json:"cachequeue,omitempty"`       // cachequeue workload only
-	Agent         *Agent         `json:"agent,omitempty"`            // one agent's share of a distributed run
-	Merged        *Merged        `json:"merged,omitempty"`           // merged from agents' records
+	// Sections are the workloads' own sections, by their top-level JSON key ("bus", "fanout"):
+	// each a value of the type its workload registered (RegisterSection), read with SectionOf,
+	// or the raw JSON of a workload this build does not have.
+	Sections map[string]any `json:"-"`
+	Agent    *Agent         `json:"agent,omitempty"`  // one agent's share of a distributed run
+	Merged   *Merged        `json:"merged,omitempty"` // merged from agents' records
 }
 
 // Environment says where a run happened.

@@ -87,3 +87,42 @@ func Rate(r float64) string {
 	}
 	return fmt.Sprintf("%s.%02d", Count(whole), frac)
 }
+
+// None is what a table cell shows for a figure not measured.
+const None = "–"
+
+// OrNone returns s, or None when s is empty.
+func OrNone(s string) string {
+	if s == "" {
+		return None
+	}
+	return s
+}
+
+// RateText formats a rate with its unit: "82,327 req/s", "12.50 req/s" below 100.
+func RateText(v float64, unit string) string {
+	s := Count(int64(math.Round(v)))
+	if v < 100 {
+		s = fmt.Sprintf("%.2f", v)
+	}
+	if unit != "" {
+		s += " " + unit
+	}
+	return s
+}
+
+// RatioText formats a ratio as "2.31×", None for none.
+func RatioText(r float64) string {
+	if r == 0 {
+		return None
+	}
+	return fmt.Sprintf("%.2f×", r)
+}
+
+// Div returns a / b, 0 when b is 0 or the quotient is not a number.
+func Div(a, b float64) float64 {
+	if b == 0 || math.IsNaN(a/b) {
+		return 0
+	}
+	return a / b
+}

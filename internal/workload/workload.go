@@ -62,6 +62,8 @@ type Workload struct {
 	// mean rate and its best 5-second window; publish: the client write rate), by name, beside
 	// the common ones (Figure).
 	Figures map[string]FigureFunc
+	// Tables are the workload's own tables in the report (Tables).
+	Tables []TableFunc
 	// Roles are the services the workload's runs need, by the scenario's role name (services:),
 	// so that a suite can skip, before any run, the runs whose local server is not installed.
 	Roles map[string]service.Role

@@ -194,7 +194,7 @@ func checkExact(t *testing.T, rec *result.Record, err error, n int) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	b := rec.Bus
+	b := Section(rec)
 	if !b.Verified || b.Rows != int64(n) || b.DuplicateRows != 0 || b.LostCommands != 0 || b.LostEvents != 0 ||
 		b.EventsSeen != int64(n) || b.BadMessages != 0 || b.LeftInQueue != 0 {
 		t.Fatalf("accounting: %+v", *b)
@@ -260,8 +260,8 @@ func TestBusEmbedded(t *testing.T) {
 		t.Run(c.Mode+"-"+c.Profile, func(t *testing.T) {
 			rec, err := runBus(t, st, c)
 			checkExact(t, rec, err, c.N)
-			if rec.Bus.Broker != "nats" || rec.Bus.DB != "sqlite" || rec.Bus.ConsumerStarts != 1 {
-				t.Fatalf("bus: %+v", *rec.Bus)
+			if Section(rec).Broker != "nats" || Section(rec).DB != "sqlite" || Section(rec).ConsumerStarts != 1 {
+				t.Fatalf("bus: %+v", *Section(rec))
 			}
 		})
 	}
@@ -280,8 +280,8 @@ func TestBusReal(t *testing.T) {
 		t.Run(c.Mode+"-"+c.Profile, func(t *testing.T) {
 			rec, err := runBus(t, st, c)
 			checkExact(t, rec, err, c.N)
-			if rec.Bus.Broker != "amqp" || rec.Bus.DB != "postgres" {
-				t.Fatalf("bus: %+v", *rec.Bus)
+			if Section(rec).Broker != "amqp" || Section(rec).DB != "postgres" {
+				t.Fatalf("bus: %+v", *Section(rec))
 			}
 		})
 	}
@@ -336,10 +336,10 @@ func TestBusKillSUT(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			const n = 2000
 			rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: profile, Fault: Fault{Kind: FaultKillSUT, At: 0.5}})
-			if profile == ProfileSeed && rec != nil && rec.Bus.LostEvents > 0 {
+			if profile == ProfileSeed && rec != nil && Section(rec).LostEvents > 0 {
 				// Transient events without confirms may die with the consumer: a finding, which
 				// must be reported as such; the commands must still be exact.
-				b := rec.Bus
+				b := Section(rec)
 				if !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "transient") ||
 					b.LostCommands != 0 || b.DuplicateRows != 0 || b.Rows != n || b.EventsSeen+b.LostEvents != n {
 					t.Fatalf("seed kill: err=%v bus=%+v", err, *b)
@@ -348,7 +348,7 @@ func TestBusKillSUT(t *testing.T) {
 				return
 			}
 			checkExact(t, rec, err, n)
-			b := rec.Bus
+			b := Section(rec)
 			if b.ConsumerStarts != 2 || b.FaultAtCommands < n/2 || b.Fault != "kill-sut@50%" {
 				t.Fatalf("fault: %+v", *b)
 			}
@@ -387,7 +387,7 @@ func TestBusRestartBroker(t *testing.T) {
 	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
 	checkExact(t, rec, err, n)
 	checkService(t, rec, "rabbitmq")
-	b := rec.Bus
+	b := Section(rec)
 	t.Logf("restart-broker: fault after %d commands, recovery %v; %d commands handled (%d twice); %d events seen, %d duplicates",
 		b.FaultAtCommands, b.FaultRecovery.Std(), b.CommandsHandled, b.DuplicateCommands, b.EventsSeen, b.DuplicateEvents)
 }
@@ -473,7 +473,7 @@ func TestBusVerifyFailure(t *testing.T) {
 			if !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want a verification failure with %q", err, tc.want)
 			}
-			if rec == nil || rec.Bus.Verified || rec.Bus.LostEvents != n || rec.Bus.LostCommands != 0 || rec.Bus.Rows != n {
+			if rec == nil || Section(rec).Verified || Section(rec).LostEvents != n || Section(rec).LostCommands != 0 || Section(rec).Rows != n {
 				t.Fatalf("record: %+v", rec)
 			}
 		})

@@ -52,8 +52,8 @@ func TestBusImpls(t *testing.T) {
 					}
 					rec, err := runBus(t, st, implConfig(inst, v, n, ProfileSeed, Fault{}))
 					checkExact(t, rec, err, n)
-					if rec.Impl != m.Name || rec.Variant != v.Name || !strings.Contains(rec.Bus.Topology, TopologyOf(m).Queue) {
-						t.Fatalf("record names %s:%s on %q", rec.Impl, rec.Variant, rec.Bus.Topology)
+					if rec.Impl != m.Name || rec.Variant != v.Name || !strings.Contains(Section(rec).Topology, TopologyOf(m).Queue) {
+						t.Fatalf("record names %s:%s on %q", rec.Impl, rec.Variant, Section(rec).Topology)
 					}
 					idleStop(t, st, implConfig(inst, v, n, ProfileSeed, Fault{}))
 					killRun(t, st, inst, v, n)
@@ -140,7 +140,7 @@ func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant)
 	c.Timeout = 90 * time.Second
 	rec, err := runBus(t, st, c)
 	checkExact(t, rec, err, n)
-	b := rec.Bus
+	b := Section(rec)
 	if b.ConsumerStarts != 1 || b.FaultAtCommands < int64(n/2) || b.DuplicateCommands > b.RedeliveredCommands ||
 		v.Mode == ModeAsync && b.RedeliveredCommands == 0 {
 		t.Fatalf("restart-broker: %+v", *b)
@@ -246,18 +246,18 @@ func killRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant, n 
 	if !v.Expects("redelivered-duplicate-key") {
 		rec, err := runBus(t, st, implConfig(inst, v, n, ProfileDurable, kill))
 		checkExact(t, rec, err, n)
-		if b := rec.Bus; b.ConsumerStarts != 2 || b.FaultAtCommands < int64(n/2) {
+		if b := Section(rec); b.ConsumerStarts != 2 || b.FaultAtCommands < int64(n/2) {
 			t.Fatalf("fault: %+v", *b)
 		}
 		t.Logf("kill-sut durable: %d commands handled (%d twice), %d redelivered; %d events seen, %d duplicates",
-			rec.Bus.CommandsHandled, rec.Bus.DuplicateCommands, rec.Bus.RedeliveredCommands, rec.Bus.EventsSeen, rec.Bus.DuplicateEvents)
+			Section(rec).CommandsHandled, Section(rec).DuplicateCommands, Section(rec).RedeliveredCommands, Section(rec).EventsSeen, Section(rec).DuplicateEvents)
 		return
 	}
 	rec, err := runBus(t, st, implConfig(inst, v, n, ProfileSeed, kill))
 	if rec == nil {
 		t.Fatalf("kill-sut seed: %v", err)
 	}
-	b := rec.Bus
+	b := Section(rec)
 	switch {
 	case err == nil && b.Verified:
 		t.Logf("kill-sut seed: no redelivered command met its row this time (%d redelivered)", b.RedeliveredCommands)

@@ -87,9 +87,10 @@ func TestFlawReproduced(t *testing.T) {
 		tl.add(busproto.Report{Kind: busproto.ReportEvent, Seq: seq, AtNS: 1})
 	}
 	run := &run{cfg: Config{N: 4}, t: tl}
-	rec := &result.Record{Workload: Name, Bus: &run.bus}
+	rec := &result.Record{Workload: Name}
+	rec.SetSection(Name, &run.bus)
 	run.account(rec, 4, 4, 0) // every row there, every event seen: only the failure is wrong
-	b := rec.Bus
+	b := Section(rec)
 	if b.Verified || b.FailedCommands != 1 || rec.Counts.Errors[ErrClassHandler] != 1 {
 		t.Fatalf("accounting: %+v %+v", *b, rec.Counts)
 	}

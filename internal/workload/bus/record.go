@@ -80,8 +80,8 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 		Throughput:  result.Throughput{Unit: "commands/s", Mean: phases[1].Mean, PeakSecond: phases[1].PeakSecond},
 		Latency:     r.t.hist.Summary(),
 		Series:      series,
-		Bus:         &r.bus,
 	}
+	rec.SetSection(Name, &r.bus)
 	if phases[1].Duration.Std() > 0 && phases[1].Duration.Std() < shortPhase {
 		r.warnings = append(r.warnings, fmt.Sprintf("the command phase lasted only %v; use a larger -n for stable rates", phases[1].Duration.Std().Round(time.Millisecond)))
 	}
@@ -94,7 +94,7 @@ func (r *run) impl() string { return r.cfg.Impl }
 // phase is one of the three phases, its peaks read from the series under its name.
 func phase(name string, count int64, d time.Duration, ivs []interval) result.Phase {
 	p := result.Phase{Name: name, Count: count, Duration: result.Duration(d), PeakSecond: peak(ivs, name),
-		PeakChart: peakOver(ivs, name, result.ChartWindow)}
+		PeakChart: peakOver(ivs, name, ChartWindow)}
 	if d > 0 {
 		p.Mean = round1(float64(count) / d.Seconds())
 	}

@@ -72,7 +72,7 @@ type run struct {
 	readyAt   time.Time
 	fillStart time.Time
 	fillEnd   time.Time
-	bus       result.Bus
+	bus       Record
 	warnings  []string
 }
 

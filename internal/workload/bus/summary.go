@@ -23,7 +23,7 @@ func rateOrDash(v float64) string {
 // processing, event ACK; mean over the phase and peak second), the end-to-end latency, the
 // accounting and what each process cost.
 func WriteSummary(w io.Writer, rec *result.Record) error {
-	b := rec.Bus
+	b := Section(rec)
 	if b == nil {
 		return fmt.Errorf("not a bus record (workload %q)", rec.Workload)
 	}

@@ -9,7 +9,7 @@ import (
 // verified is the bus's own check of a record (workload.Workload.Verified): every command has
 // exactly one row and every event was seen, or the accounting that says otherwise.
 func verified(rec *result.Record) (bool, string) {
-	switch b := rec.Bus; {
+	switch b := Section(rec); {
 	case b == nil:
 		return false, "the record has no bus section"
 	case !b.Verified:
@@ -19,7 +19,7 @@ func verified(rec *result.Record) (bool, string) {
 }
 
 // accounting says in one line what the bus's count found wrong.
-func accounting(b *result.Bus) string {
+func accounting(b *Record) string {
 	msg := fmt.Sprintf("%d commands lost, %d duplicate rows, %d events never seen (of %d)", b.LostCommands, b.DuplicateRows, b.LostEvents, b.Commands)
 	if b.FailedCommands > 0 {
 		msg += fmt.Sprintf(", %d command deliveries failed in the consumer's handler and were rejected (%d redelivered by the broker)", b.FailedCommands, b.RedeliveredCommands)
@@ -35,7 +35,7 @@ func accounting(b *result.Bus) string {
 // every command's one row there, no duplicate row, every event seen and no message undecodable:
 // a run that lost or doubled anything is a failure, never the flaw.
 func flaw(rec *result.Record, finding string) (bool, string) {
-	b := rec.Bus
+	b := Section(rec)
 	switch {
 	case finding != "redelivered-duplicate-key":
 		return false, "not a flaw of the bus"

@@ -20,13 +20,14 @@ func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Text: WriteSummary,
 		Verified: verified, Flaw: flaw,
 		Phases: func(rec *result.Record) []result.Phase {
-			if rec.Bus == nil {
-				return nil
+			if b := Section(rec); b != nil {
+				return b.Phases
 			}
-			return rec.Bus.Phases
+			return nil
 		},
 		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures(),
-		Roles: map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole}})
+		Tables: []workload.TableFunc{phasesTable},
+		Roles:  map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole}})
 }
 
 // figures are the bus's own figures for a seed's claims: each phase's mean rate (fill, commands,
@@ -43,10 +44,11 @@ func figures() map[string]workload.FigureFunc {
 
 func phaseFigure(name string, get func(result.Phase) float64) workload.FigureFunc {
 	return func(rec *result.Record) (float64, bool) {
-		if rec.Bus == nil {
+		b := Section(rec)
+		if b == nil {
 			return 0, false
 		}
-		for _, p := range rec.Bus.Phases {
+		for _, p := range b.Phases {
 			if p.Name == name && get(p) > 0 {
 				return get(p), true
 			}

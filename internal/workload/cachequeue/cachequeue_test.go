@@ -119,7 +119,7 @@ func driveRoutesWith(t *testing.T, target workload.Target, routes []string, eng 
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := rec.Cachequeue
+			c := Section(rec)
 			if c == nil || !c.Counted || c.Answered == 0 {
 				t.Fatalf("section %+v", c)
 			}

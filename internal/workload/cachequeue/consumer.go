@@ -172,13 +172,13 @@ func (c *consumer) stop() {
 
 // report returns what the record says of the consumer, end being when the load ended; nil for a
 // nil consumer.
-func (c *consumer) report(end time.Time) *result.CachequeueConsumer {
+func (c *consumer) report(end time.Time) *ConsumerRecord {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := &result.CachequeueConsumer{Command: c.name(), Received: max(c.total, 0)}
+	r := &ConsumerRecord{Command: c.name(), Received: max(c.total, 0)}
 	if len(c.points) == 0 {
 		return r
 	}

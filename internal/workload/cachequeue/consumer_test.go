@@ -38,7 +38,7 @@ func TestPHPConsumersCounted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := rec.Cachequeue
+			c := Section(rec)
 			k := c.Consumer
 			if k == nil || !c.Counted || k.Command != tc.consumer || c.Unanswered != 0 || c.Answered == 0 ||
 				c.Change != -tc.leftovers || c.Change+k.Received != c.Answered {
@@ -58,7 +58,7 @@ func TestPHPConsumersCounted(t *testing.T) {
 		drops := withConsumer(target, "/queue/redis", "php", "-r", `require 'bootstrap.php'; $q = \App\Queue\Redis::create(); $n = 0; `+
 			`(new \App\Consumer())->run(static function () use ($q, &$n): bool { return $q->pop() !== null && ++$n % 50 !== 0; });`)
 		rec, err := RunOne(t.Context(), drops, consumersRun("/queue/redis"))
-		if !errors.Is(err, ErrCount) || rec == nil || rec.Cachequeue == nil || !strings.Contains(rec.Cachequeue.Detail, "fewer than the responses") {
+		if !errors.Is(err, ErrCount) || rec == nil || Section(rec) == nil || !strings.Contains(Section(rec).Detail, "fewer than the responses") {
 			t.Fatalf("err %v; want ErrCount with the consumer's shortfall", err)
 		}
 		t.Logf("%v", err)
@@ -124,7 +124,7 @@ func TestConsumerReport(t *testing.T) {
 		t.Fatalf("read %+v", c)
 	}
 	got := c.report(t0.Add(15 * time.Millisecond))
-	want := result.CachequeueConsumer{Command: "php zmqserver.php", Received: 150, DrainRate: 149 / 0.030, LagMessages: 75, LagSeconds: 0.015}
+	want := ConsumerRecord{Command: "php zmqserver.php", Received: 150, DrainRate: 149 / 0.030, LagMessages: 75, LagSeconds: 0.015}
 	if d := got.DrainRate - want.DrainRate; d < -0.5 || d > 0.5 {
 		t.Errorf("drain rate %v; want %v", got.DrainRate, want.DrainRate)
 	}
@@ -164,10 +164,10 @@ func TestConsumerOf(t *testing.T) {
 		t.Errorf("consumer %+v; want php zmqserver.php on the impl's CPUs", c)
 	}
 	var b bytes.Buffer
-	consumerText(&b, "php-x", &result.Cachequeue{Route: "/queue/redis", Consumers: true})
-	consumerText(&b, "php-x", &result.Cachequeue{Route: "/queue/zmq", Consumers: true, Consumer: &result.CachequeueConsumer{
+	consumerText(&b, "php-x", &Record{Route: "/queue/redis", Consumers: true})
+	consumerText(&b, "php-x", &Record{Route: "/queue/zmq", Consumers: true, Consumer: &ConsumerRecord{
 		Command: "php zmqserver.php", Received: 1500, DrainRate: 1234.5, LagMessages: 200, LagSeconds: 0.25}})
-	consumerText(&b, "php-x", &result.Cachequeue{Route: "/queue/zmq", Consumers: true, Consumer: &result.CachequeueConsumer{
+	consumerText(&b, "php-x", &Record{Route: "/queue/zmq", Consumers: true, Consumer: &ConsumerRecord{
 		Command: "php zmqserver.php", Received: 1500, DrainRate: 1234.5}})
 	want := "  No consumer ran: php-x declares none for /queue/redis\n" +
 		"  Consumer php zmqserver.php: received 1,500, drained 1,234.50 msg/s; 200 behind when the load ended, its last message 0.250s after\n" +

@@ -73,7 +73,8 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	}
 	c := section(route, st.describe(), change, res, cons.report(end))
 	c.Consumers, _ = r.Params["consumers"].(bool)
-	rec.Cachequeue, rec.Case = c, route // each route is its own group in the report
+	rec.SetSection(Name, c)
+	rec.Case = route // each route is its own group in the report
 	if c.Consumer != nil {
 		rec.Case += " with its consumer"
 	}
@@ -87,8 +88,8 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 // section checks the store's change, plus what the consumer received when one ran, against the
 // responses: a fake route must change nothing; any other between the responses and the
 // responses plus the requests that got none.
-func section(route, store string, change int64, res *engine.Result, cons *result.CachequeueConsumer) *result.Cachequeue {
-	c := &result.Cachequeue{Route: route, Store: store, Change: change, Answered: res.Answered, Unanswered: res.Unanswered, Consumer: cons}
+func section(route, store string, change int64, res *engine.Result, cons *ConsumerRecord) *Record {
+	c := &Record{Route: route, Store: store, Change: change, Answered: res.Answered, Unanswered: res.Unanswered, Consumer: cons}
 	if cons == nil {
 		c.Counted, c.Detail = check(route, change, res.Answered, res.Unanswered)
 		return c

@@ -30,7 +30,7 @@ func init() {
 // verified is the cachequeue check of a record (workload.Workload.Verified): the store counted
 // every answered request, and no more than were sent.
 func verified(rec *result.Record) (bool, string) {
-	switch c := rec.Cachequeue; {
+	switch c := Section(rec); {
 	case c == nil:
 		return false, "the record has no cachequeue section"
 	case !c.Counted:
@@ -62,7 +62,7 @@ func Text(w io.Writer, rec *result.Record) error {
 	if err := web.Text(w, rec); err != nil {
 		return err
 	}
-	if c := rec.Cachequeue; c != nil {
+	if c := Section(rec); c != nil {
 		mark := "verified"
 		if !c.Counted {
 			mark = "FAILED"
@@ -74,7 +74,7 @@ func Text(w io.Writer, rec *result.Record) error {
 }
 
 // consumerText writes what the route's consumer did, or that the run asked for one and none ran.
-func consumerText(w io.Writer, implName string, c *result.Cachequeue) {
+func consumerText(w io.Writer, implName string, c *Record) {
 	k := c.Consumer
 	switch {
 	case k != nil:

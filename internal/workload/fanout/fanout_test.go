@@ -93,7 +93,7 @@ warmup: 300ms
 		if o.Err != nil || o.Record == nil {
 			t.Fatalf("%s: %v", o.Run.ID, o.Err)
 		}
-		rec, f := o.Record, o.Record.Fanout
+		rec, f := o.Record, Section(o.Record)
 		if f == nil || !f.CallsVerified || f.Answered == 0 || rec.Counts.Failed != 0 || rec.Counts.Succeeded != 200 {
 			t.Fatalf("%s: counts %+v, fanout %+v", o.Run.ID, rec.Counts, f)
 		}
@@ -146,15 +146,15 @@ func TestFanoutGoOverlap(t *testing.T) {
 
 func goOverlap(recs map[string]*result.Record) []string {
 	var problems []string
-	if r := recs["go-fanout /sync"].Fanout; r.Overlap <= 0 || r.Overlap >= 1.3 || r.Verdict != VerdictNone {
+	if r := Section(recs["go-fanout /sync"]); r.Overlap <= 0 || r.Overlap >= 1.3 || r.Verdict != VerdictNone {
 		problems = append(problems, fmt.Sprintf("/sync overlap %.2f (%s), want below 1.3: no overlap", r.Overlap, r.Verdict))
 	}
 	for _, route := range []string{"/async", "/async-overlap"} { // a goroutine starts at once
-		if r := recs["go-fanout "+route].Fanout; r.Overlap <= 1.6 || r.Verdict != VerdictFull {
+		if r := Section(recs["go-fanout "+route]); r.Overlap <= 1.6 || r.Verdict != VerdictFull {
 			problems = append(problems, fmt.Sprintf("%s overlap %.2f (%s), want above 1.6: overlapped", route, r.Overlap, r.Verdict))
 		}
 	}
-	if vs := recs["go-fanout /async-overlap"].Fanout.VsSync; !strings.Contains(vs, "vs /sync: throughput") {
+	if vs := Section(recs["go-fanout /async-overlap"]).VsSync; !strings.Contains(vs, "vs /sync: throughput") {
 		problems = append(problems, fmt.Sprintf("no comparison with /sync: %q", vs))
 	}
 	return problems
@@ -181,8 +181,8 @@ func TestFanoutPythonAndNode(t *testing.T) {
 		t.Skip("neither python3-venv nor node with npm is installed")
 	}
 	recs := runRoutes(t, strings.Join(impls, ", "), "")
-	if r, ok := recs["python-fanout /async"]; ok && (r.Fanout.Overlap >= 1.3 || r.Fanout.Verdict != VerdictNone) {
-		t.Errorf("python /async overlap %.2f (%s): a coroutine awaited after the work cannot overlap", r.Fanout.Overlap, r.Fanout.Verdict)
+	if r, ok := recs["python-fanout /async"]; ok && (Section(r).Overlap >= 1.3 || Section(r).Verdict != VerdictNone) {
+		t.Errorf("python /async overlap %.2f (%s): a coroutine awaited after the work cannot overlap", Section(r).Overlap, Section(r).Verdict)
 	}
 }
 
@@ -197,20 +197,20 @@ func TestFanoutPHP(t *testing.T) {
 	}
 	for attempt := 1; ; attempt++ {
 		recs := runRoutes(t, "php-fanout", ", upstream_delay: 25ms, work: 25ms")
-		if r := recs["php-fanout /async"]; r.Fanout.Overlap >= 1.3 || r.Fanout.Verdict != VerdictNone {
-			t.Fatalf("php /async overlap %.2f (%s): Guzzle's curl-multi sends nothing before wait()", r.Fanout.Overlap, r.Fanout.Verdict)
+		if r := recs["php-fanout /async"]; Section(r).Overlap >= 1.3 || Section(r).Verdict != VerdictNone {
+			t.Fatalf("php /async overlap %.2f (%s): Guzzle's curl-multi sends nothing before wait()", Section(r).Overlap, Section(r).Verdict)
 		}
 		r := recs["php-fanout /async-overlap"]
 		if v := r.Environment.Versions; v["php-fpm"] == "" || v["nginx"] == "" {
 			t.Fatalf("record's versions %v; want PHP-FPM's and nginx's", v)
 		}
-		if r.Fanout.Overlap >= 1.2 {
+		if Section(r).Overlap >= 1.2 {
 			return
 		}
 		if attempt == 3 {
-			t.Fatalf("php /async-overlap overlap %.2f: a request written before the work must overlap", r.Fanout.Overlap)
+			t.Fatalf("php /async-overlap overlap %.2f: a request written before the work must overlap", Section(r).Overlap)
 		}
-		t.Logf("attempt %d: /async-overlap overlap %.2f; again (a busy machine lowers the ratio)", attempt, r.Fanout.Overlap)
+		t.Logf("attempt %d: /async-overlap overlap %.2f; again (a busy machine lowers the ratio)", attempt, Section(r).Overlap)
 	}
 }
 
@@ -227,7 +227,7 @@ func TestFanoutCallsMustMatch(t *testing.T) {
 			if !errors.Is(err, ErrCalls) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err %v, want ErrCalls saying %q", err, tc.want)
 			}
-			if rec == nil || rec.Fanout == nil || rec.Fanout.CallsVerified || rec.Counts.Succeeded != 40 {
+			if rec == nil || Section(rec) == nil || Section(rec).CallsVerified || rec.Counts.Succeeded != 40 {
 				t.Fatalf("record %+v: want the measured run, marked unverified", rec)
 			}
 		})
@@ -338,7 +338,7 @@ func TestCompareSeedShape(t *testing.T) {
 			return &result.Latency{Count: 300, Percentiles: []result.Percentile{{P: 50, Value: p50}, {P: 99, Value: p99}}}
 		}
 		return &result.Record{Throughput: result.Throughput{Mean: tp}, Latency: lat(p50*1000, p99*1000),
-			Fanout: &result.Fanout{Handling: lat(handling*1000, handling*1000)}}
+			Sections: map[string]any{Name: &Record{Handling: lat(handling*1000, handling*1000)}}}
 	}
 	got := Compare(rec(123.57, 55, 619, 21), rec(66.53, 54, 2746, 21))
 	for _, want := range []string{"throughput 1.86x", "no overlap", "the medians are equal, so the throughput gap comes from the tail, not from overlap"} {

@@ -71,7 +71,7 @@ func CheckCalls(calls, answered, unanswered int64) (bool, string) {
 // handling-time ratios, and the medians and tails apart, so that a gap the tail made (the seed's
 // 1.86x from a few multi-second outliers over equal medians) cannot pass as a speed-up.
 func Compare(run, sync *result.Record) string {
-	if run == nil || sync == nil || run.Fanout == nil || sync.Fanout == nil || sync.Throughput.Mean == 0 {
+	if run == nil || sync == nil || Section(run) == nil || Section(sync) == nil || sync.Throughput.Mean == 0 {
 		return ""
 	}
 	tp := run.Throughput.Mean / sync.Throughput.Mean
@@ -95,10 +95,7 @@ func Compare(run, sync *result.Record) string {
 }
 
 func handlingP50(rec *result.Record) float64 {
-	if rec.Fanout.Handling == nil {
-		return 0
-	}
-	return rec.Fanout.Handling.At(50)
+	return Section(rec).Handling.At(50) // Latency.At of nil is 0
 }
 
 func micros(us float64) string { return units.Micros(us) }

@@ -74,7 +74,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	rec.Processes = append(rec.Processes, result.NewProcess("upstream", "service", up.p.PID(), up.p.Usage(), time.Since(up.marked)))
 	rec.Mode, rec.Case = ModeOf(route), caseOf(r, rec)
 	f := section(route, delay, work, calls-base, res)
-	rec.Fanout = f
+	rec.SetSection(Name, f)
 	if route != "/sync" {
 		if peer, ok := e.Suite.Peer(r, "route", "/sync"); ok && e.Record != nil {
 			f.VsSync = Compare(rec, e.Record(peer.ID))
@@ -87,8 +87,8 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 }
 
 // section fills the record's fanout section from the upstream's count and the engine's result.
-func section(route string, delay, work time.Duration, calls int64, res *engine.Result) *result.Fanout {
-	f := &result.Fanout{Route: route, UpstreamDelay: result.Duration(delay), Work: result.Duration(work),
+func section(route string, delay, work time.Duration, calls int64, res *engine.Result) *Record {
+	f := &Record{Route: route, UpstreamDelay: result.Duration(delay), Work: result.Duration(work),
 		UpstreamCalls: calls, Answered: res.Answered, Unanswered: res.Unanswered, HandlingSource: HandlingSource}
 	f.CallsVerified, f.Calls = CheckCalls(calls, res.Answered, res.Unanswered)
 	if res.Timing != nil {

@@ -24,18 +24,19 @@ func init() {
 		Name: Name, Spec: Spec(), Manifest: impl.Section{Routes: true},
 		Run: run, Verify: verify, Text: Text, Verified: verified,
 		Figures: map[string]workload.FigureFunc{"overlap": func(rec *result.Record) (float64, bool) {
-			if rec.Fanout == nil || rec.Fanout.Overlap <= 0 {
-				return 0, false
+			if f := Section(rec); f != nil && f.Overlap > 0 {
+				return f.Overlap, true
 			}
-			return rec.Fanout.Overlap, true
+			return 0, false
 		}},
+		Tables: []workload.TableFunc{overlapTable},
 	})
 }
 
 // verified is the fanout check of a record (workload.Workload.Verified): the upstream counted
 // exactly one call per request.
 func verified(rec *result.Record) (bool, string) {
-	switch f := rec.Fanout; {
+	switch f := Section(rec); {
 	case f == nil:
 		return false, "the record has no fanout section"
 	case !f.CallsVerified:
@@ -79,7 +80,7 @@ func Text(w io.Writer, rec *result.Record) error {
 	if err := web.Text(w, rec); err != nil {
 		return err
 	}
-	f := rec.Fanout
+	f := Section(rec)
 	if f == nil {
 		return nil
 	}

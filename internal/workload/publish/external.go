@@ -57,7 +57,7 @@ type external struct {
 	err     error
 
 	mu   sync.Mutex
-	self *result.SelfReport
+	self *SelfReport
 }
 
 // RunImpl installs nothing (pass an Installation from impl.Install), prepares the variant's
@@ -173,19 +173,19 @@ func (e *external) line(l string) {
 	e.mu.Unlock()
 }
 
-func (e *external) report() *result.SelfReport {
+func (e *external) report() *SelfReport {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.self
 }
 
 // ParseResultLine reads an external publisher's "result sent=N seconds=S" line.
-func ParseResultLine(l string) (result.SelfReport, bool) {
+func ParseResultLine(l string) (SelfReport, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(l), "result ")
 	if !ok {
-		return result.SelfReport{}, false
+		return SelfReport{}, false
 	}
-	var rep result.SelfReport
+	var rep SelfReport
 	var haveSent, haveSecs bool
 	for _, f := range strings.Fields(rest) {
 		k, v, _ := strings.Cut(f, "=")
@@ -193,19 +193,19 @@ func ParseResultLine(l string) (result.SelfReport, bool) {
 		case "sent":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
-				return result.SelfReport{}, false
+				return SelfReport{}, false
 			}
 			rep.Sent, haveSent = n, true
 		case "seconds":
 			s, err := strconv.ParseFloat(v, 64)
 			if err != nil || s < 0 || s != s || s > 1e9 {
-				return result.SelfReport{}, false
+				return SelfReport{}, false
 			}
 			rep.Seconds, haveSecs = s, true
 		}
 	}
 	if !haveSent || !haveSecs {
-		return result.SelfReport{}, false
+		return SelfReport{}, false
 	}
 	if rep.Seconds > 0 {
 		rep.Rate = float64(int64(float64(rep.Sent)/rep.Seconds*10)) / 10

@@ -58,7 +58,7 @@ func TestImplRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rec.Publish
+	p := publish.Section(rec)
 	if rec.Impl != "python-pika-publisher" || rec.Variant != "processes" || rec.Mode != "sync" || p.Variant != "processes" || p.Accepted != 1001 || p.SelfReported == nil || p.SelfReported.Sent != 1001 {
 		t.Fatalf("record %+v publish %+v", rec, p)
 	}

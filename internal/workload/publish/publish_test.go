@@ -62,7 +62,7 @@ func TestBrokerCountsEveryMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := rec.Publish
+			p := publish.Section(rec)
 			if p.Written != c.Count || p.Accepted != c.Count {
 				t.Fatalf("written %d, broker accepted %d (%s); want %d each", p.Written, p.Accepted, p.CountedBy, c.Count)
 			}
@@ -142,11 +142,11 @@ func TestPersistenceThroughBroker(t *testing.T) {
 				}
 			}
 			found := false
-			for _, s := range rec.Publish.BrokerChecks {
+			for _, s := range publish.Section(rec).BrokerChecks {
 				found = found || strings.HasPrefix(s, "queue durable: "+map[bool]string{true: "yes", false: "no"}[persistent])
 			}
 			if !found {
-				t.Fatalf("broker checks %v", rec.Publish.BrokerChecks)
+				t.Fatalf("broker checks %v", publish.Section(rec).BrokerChecks)
 			}
 		})
 	}
@@ -160,7 +160,7 @@ func TestDurationMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rec.Publish
+	p := publish.Section(rec)
 	if p.Written == 0 || p.Accepted != p.Written {
 		t.Fatalf("written %d accepted %d", p.Written, p.Accepted)
 	}

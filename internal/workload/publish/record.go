@@ -29,30 +29,30 @@ func (r *run) record(ctx context.Context) *result.Record {
 
 	written, confirmed, _ := r.counts()
 	var nacked int64
-	pp := make([]result.PublisherCount, len(r.pubs))
+	pp := make([]PublisherCount, len(r.pubs))
 	for i, p := range r.pubs {
 		n := p.Counts()
 		nacked += n.Nacked
-		pp[i] = result.PublisherCount{Index: i, Written: n.Written, Confirmed: n.Acked}
+		pp[i] = PublisherCount{Index: i, Written: n.Written, Confirmed: n.Acked}
 	}
 	accepted := r.final.accepted
 	elapsed := r.end.Sub(r.t0)
 	wElapsed := r.wEnd.Sub(r.t0)
-	var told *result.SelfReport
+	var told *SelfReport
 	if r.ext != nil {
 		written, wElapsed = 0, 0 // another process wrote; iobench cannot count its writes
 		if told = r.ext.report(); told != nil {
 			written = told.Sent
 		}
 	}
-	pub := &result.Publish{
+	pub := &Record{
 		Publishers: c.Publishers, SharedConnection: c.ShareConnection, Persistent: c.Persistent,
 		Confirm: c.Confirm, Queue: c.Queue, QueueDurable: c.QueueDurable, Body: c.Body,
 		BodyBytes: len(gopublisher.Encode(gopublisher.NewBody(c.Body, c.Size), c.Body, 0, 0, time.Now())), Consumers: c.Consumers,
 		CountedBy: r.obs.countedBy,
 		Accepted:  accepted, Written: written, Confirmed: confirmed, Nacked: nacked,
-		Broker:       result.Rate{Mean: rate(accepted, elapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return float64(p.Completed) })},
-		Client:       result.Rate{Mean: rate(written, wElapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return p.Values["client_written"] })},
+		Broker:       Rate{Mean: rate(accepted, elapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return float64(p.Completed) })},
+		Client:       Rate{Mean: rate(written, wElapsed), PeakSecond: r.obs.peak(func(p result.Point) float64 { return p.Values["client_written"] })},
 		Drain:        result.Duration(max(r.end.Sub(r.wEnd), 0)),
 		PerPublisher: pp,
 		BrokerChecks: r.checks,
@@ -61,7 +61,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 	if r.ext != nil {
 		pub.Variant = r.ext.variant.Name
 		pub.PerPublisher = nil
-		pub.Client = result.Rate{}
+		pub.Client = Rate{}
 		pub.Body = "seed (the impl's)"
 		pub.BodyBytes = 0
 	}
@@ -81,8 +81,8 @@ func (r *run) record(ctx context.Context) *result.Record {
 		Counts:        result.Counts{Attempted: written, Succeeded: accepted},
 		Throughput:    result.Throughput{Unit: "msg/s", Mean: pub.Broker.Mean, PeakSecond: pub.Broker.PeakSecond},
 		Series:        r.obs.series(),
-		Publish:       pub,
 	}
+	rec.SetSection(Name, pub)
 	if c.Confirm == 1 {
 		rec.Mode = "sync" // each publisher waits for each confirm: one message in flight
 	}
@@ -200,7 +200,7 @@ func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 // warnings say what makes the numbers less trustworthy.
 func (r *run) warnings(rec *result.Record, self procstat.Usage, elapsed time.Duration) []string {
 	var w []string
-	pub := rec.Publish
+	pub := Section(rec)
 	if elapsed < 3*time.Second && !rec.Interrupted {
 		w = append(w, fmt.Sprintf("run too short (%v): rates over less than 3 s are noisy; raise -n or use -d 10s", elapsed.Round(time.Millisecond)))
 	}

@@ -293,7 +293,7 @@ func (r *run) verdict(rec *result.Record) error {
 	}
 	if rec.Counts.Lost > 0 || rec.Counts.Duplicated > 0 {
 		why = append(why, fmt.Sprintf("%d messages lost, %d duplicated (written %d, broker accepted %d, counted by %s)",
-			rec.Counts.Lost, rec.Counts.Duplicated, rec.Publish.Written, rec.Publish.Accepted, rec.Publish.CountedBy))
+			rec.Counts.Lost, rec.Counts.Duplicated, Section(rec).Written, Section(rec).Accepted, Section(rec).CountedBy))
 	}
 	if len(why) == 0 {
 		return nil

@@ -20,7 +20,7 @@ var countedByText = map[string]string{
 // WriteSummary prints a run's record for people: the setup, the broker-accepted rate (sustained
 // and peak second), the client write rate labelled apart, counts, latency, cost and warnings.
 func WriteSummary(w io.Writer, rec *result.Record) error {
-	p := rec.Publish
+	p := Section(rec)
 	if p == nil {
 		return fmt.Errorf("not a publish record")
 	}
@@ -94,7 +94,7 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	return err
 }
 
-func describeRecord(p *result.Publish) string {
+func describeRecord(p *Record) string {
 	c := Config{
 		Publishers: p.Publishers, ShareConnection: p.SharedConnection, Persistent: p.Persistent,
 		Confirm: p.Confirm, Body: p.Body, Size: p.BodyBytes, Queue: p.Queue, QueueDurable: p.QueueDurable,

@@ -40,7 +40,7 @@ func VerifyImpl(ctx context.Context, ic ImplConfig) []Check {
 			problems = append(problems, oneLine(err.Error()))
 		}
 		if rec != nil {
-			p := rec.Publish
+			p := Section(rec)
 			if p.Accepted != int64(c.Count) {
 				problems = append(problems, fmt.Sprintf("the broker counted %d of %d messages", p.Accepted, c.Count))
 			}

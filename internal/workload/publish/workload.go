@@ -17,14 +17,14 @@ const Name = "publish"
 
 func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary, Verified: verified,
-		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Roles: map[string]service.Role{"broker": BrokerRole}})
+		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable}, Roles: map[string]service.Role{"broker": BrokerRole}})
 }
 
 // clientWrite is the publisher's client write rate, the figure seed 2 printed (the record's
 // throughput is what the broker accepted): as iobench counted it, or, for a publisher of another
 // process, which iobench cannot count, the rate it timed and printed itself.
 func clientWrite(rec *result.Record) (float64, bool) {
-	switch p := rec.Publish; {
+	switch p := Section(rec); {
 	case p == nil:
 		return 0, false
 	case p.Client.Mean > 0:
@@ -38,7 +38,7 @@ func clientWrite(rec *result.Record) (float64, bool) {
 // verified is the publish check of a record (workload.Workload.Verified): the broker accepted
 // every message written, once.
 func verified(rec *result.Record) (bool, string) {
-	switch p, c := rec.Publish, rec.Counts; {
+	switch p, c := Section(rec), rec.Counts; {
 	case p == nil:
 		return false, "the record has no publish section"
 	case c.Lost > 0 || c.Duplicated > 0 || p.Nacked > 0:

@@ -1,16 +1,25 @@
-package result
+package bus
 
-import "time"
+import (
+	"time"
 
-// Bus holds the figures of the bus workload (seed 1); filled by internal/workload/bus.
-type Bus struct {
+	"github.com/iobench/iobench/internal/result"
+)
+
+func init() { result.RegisterSection(Name, func() any { return new(Record) }) }
+
+// Section returns rec's bus section, nil when it has none.
+func Section(rec *result.Record) *Record { return result.SectionOf[Record](rec, Name) }
+
+// Record is the bus workload's section of a record (seed 1), under the key "bus".
+type Record struct {
 	Profile string `json:"profile"` // seed or durable
 	Broker  string `json:"broker"`  // amqp or nats
 	DB      string `json:"db"`      // postgres or sqlite
 	// Commands is the number of commands sent (N).
 	Commands int64 `json:"commands"`
 	// Phases are fill, commands and events: the seed's three figures.
-	Phases []Phase `json:"phases"`
+	Phases []result.Phase `json:"phases"`
 	// Rows is the number of rows in customers after the run; DuplicateRows those sharing an id.
 	Rows          int64 `json:"rows"`
 	DuplicateRows int64 `json:"duplicate_rows"`
@@ -40,10 +49,10 @@ type Bus struct {
 	Fault          string `json:"fault,omitempty"`
 	// FaultAtCommands is how many distinct commands had been handled when the fault struck;
 	// FaultAt is when, since the run began; FaultRecovery how long the restart took.
-	FaultAtCommands int64    `json:"fault_at_commands,omitempty"`
-	FaultAt         Duration `json:"fault_at,omitzero"`
-	FaultRecovery   Duration `json:"fault_recovery,omitzero"`
-	Verified        bool     `json:"verified"`
+	FaultAtCommands int64           `json:"fault_at_commands,omitempty"`
+	FaultAt         result.Duration `json:"fault_at,omitzero"`
+	FaultRecovery   result.Duration `json:"fault_recovery,omitzero"`
+	Verified        bool            `json:"verified"`
 	// Topology is where commands and events went, e.g. "fanout exchange messages (key \"\") ->
 	// queue messages".
 	Topology string `json:"topology,omitempty"`
@@ -51,21 +60,6 @@ type Bus struct {
 	MaxConnections int64 `json:"max_connections,omitempty"`
 }
 
-// Phase is one phase of the bus workload with its peak-second and mean rates.
-type Phase struct {
-	Name       string   `json:"name"`
-	Count      int64    `json:"count"`
-	Duration   Duration `json:"duration"`
-	Mean       float64  `json:"mean_per_sec"`
-	PeakSecond float64  `json:"peak_per_sec"`
-	// PeakChart is the highest rate over any ChartWindow of the phase's series: what the peak of
-	// a chart sampling that often shows, as RabbitMQ's management UI does every 5 s (the seed
-	// read its figures off such a chart). The window is taken over the run's series, so for a
-	// phase shorter than it, it reads as the phase's count over the window, as the chart's one
-	// sample does; 0 when the whole series is shorter than the window.
-	PeakChart float64 `json:"peak_chart_per_sec,omitempty"`
-}
-
-// ChartWindow is the sampling interval of RabbitMQ's management charts, over which Phase's
-// PeakChart is taken.
+// ChartWindow is the sampling interval of RabbitMQ's management charts, over which a phase's
+// PeakChart (result.Phase) is taken.
 const ChartWindow = 5 * time.Second

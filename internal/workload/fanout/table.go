@@ -1,31 +1,34 @@
-package report
+package fanout
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/iobench/iobench/internal/stats"
+	"github.com/iobench/iobench/internal/units"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // overlapRow is one group of fanout runs: its route's overlap of upstream call and local work.
 type overlapRow struct {
-	Key      Key
+	Group    workload.TableGroup
 	Route    string
-	Overlap  Spread // of the runs' overlap ratios
-	Handling Spread // of the runs' median handling times, in microseconds
-	P50, P99 Spread // of the runs' latency p50 and p99, apart, in microseconds
-	Verdict  string // the runs' verdicts, "mixed: a, b" when they differ
-	Calls    bool   // every run made exactly one upstream call per request
+	Overlap  stats.Spread // of the runs' overlap ratios
+	Handling stats.Spread // of the runs' median handling times, in microseconds
+	Verdict  string       // the runs' verdicts, "mixed: a, b" when they differ
+	Calls    bool         // every run made exactly one upstream call per request
 }
 
 // overlapRows returns a row per group of fanout runs, in the groups' order.
-func overlapRows(groups []Group) []overlapRow {
+func overlapRows(groups []workload.TableGroup) []overlapRow {
 	var rows []overlapRow
 	for _, g := range groups {
 		var ratios, handling []float64
 		var verdicts []string
-		row := overlapRow{Key: g.Key, P50: g.P50, P99: g.P99, Calls: true}
+		row := overlapRow{Group: g, Calls: true}
 		for _, r := range g.Records {
-			f := r.Fanout
+			f := Section(r)
 			if f == nil {
 				continue
 			}
@@ -41,7 +44,7 @@ func overlapRows(groups []Group) []overlapRow {
 		if len(ratios) == 0 {
 			continue
 		}
-		row.Overlap, row.Handling = SpreadOf(ratios), SpreadOf(handling)
+		row.Overlap, row.Handling = stats.SpreadOf(ratios), stats.SpreadOf(handling)
 		row.Verdict = strings.Join(verdicts, ", ")
 		if len(verdicts) > 1 {
 			row.Verdict = "mixed: " + row.Verdict
@@ -61,17 +64,17 @@ func (r overlapRow) cells() []string {
 	if !r.Calls {
 		calls = "NO"
 	}
-	return []string{r.Key.ImplLabel(), r.Route, dash(r.Key.Load()), fmt.Sprintf("%.2f", r.Overlap.Median), r.Verdict,
-		LatencyText(r.Handling), LatencyText(r.P50), LatencyText(r.P99), calls}
+	return []string{r.Group.Label, r.Route, units.OrNone(r.Group.Load), fmt.Sprintf("%.2f", r.Overlap.Median), r.Verdict,
+		r.Handling.MicrosText(), r.Group.P50.MicrosText(), r.Group.P99.MicrosText(), calls}
 }
 
-// overlapSection is the fanout runs' overlap table.
-func overlapSection(groups []Group) section {
-	s := section{ID: "overlap", Title: "Did the call and the work overlap? (fanout)", Note: overlapNote,
+// overlapTable is the fanout runs' overlap table (workload.Workload.Tables).
+func overlapTable(groups []workload.TableGroup) workload.Table {
+	t := workload.Table{ID: "overlap", Title: "Did the call and the work overlap? (fanout)", Note: overlapNote,
 		Head: []string{"impl", "route", "load", "overlap ratio", "verdict", "handling p50", "latency p50", "latency p99", "one call per request"},
 		Num:  []bool{false, false, false, true, false, true, true, true, false}}
 	for _, r := range overlapRows(groups) {
-		s.Rows = append(s.Rows, r.cells())
+		t.Rows = append(t.Rows, r.cells())
 	}
-	return s
+	return t
 }

@@ -1,9 +1,12 @@
-package report
+package bus
 
 import (
 	"fmt"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/stats"
+	"github.com/iobench/iobench/internal/units"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 const phasesNote = "The seed read each figure off RabbitMQ's management chart, which samples every 5 s: what it " +
@@ -11,10 +14,10 @@ const phasesNote = "The seed read each figure off RabbitMQ's management chart, w
 	"over the repeats: the phase's mean (its messages over its duration), the best full second and the best " +
 	"5-second window, the one comparable with the seed's figure."
 
-// phasesSection sets a phased workload's runs (the bus: fill, commands, events) beside the
-// seed's figure for each phase, where the scenario's seed row gives them.
-func phasesSection(groups []Group) section {
-	s := section{ID: "phases", Title: "Beside the seed, phase by phase (bus)", Note: phasesNote,
+// phasesTable sets the bus runs (fill, commands, events) beside the seed's figure for each
+// phase, where the scenario's seed row gives them (workload.Workload.Tables).
+func phasesTable(groups []workload.TableGroup) workload.Table {
+	t := workload.Table{ID: "phases", Title: "Beside the seed, phase by phase (bus)", Note: phasesNote,
 		Head: []string{"impl", "seed's row", "phase", "seed", "ours: mean", "best 1 s", "best 5 s", "5 s ÷ mean"},
 		Num:  []bool{false, false, false, true, true, true, true, true}}
 	for _, g := range groups {
@@ -23,23 +26,23 @@ func phasesSection(groups []Group) section {
 		}
 		for _, name := range phaseNames(g.Records) {
 			mean, peak, chart := phaseSpreads(g.Records, name)
-			seed := "–"
+			seed := units.None
 			if v, ok := g.Seed.Phases[name]; ok {
-				seed = RateText(v, "msg/s")
+				seed = units.RateText(v, "msg/s")
 			}
-			s.Rows = append(s.Rows, []string{g.Key.ImplLabel(), g.Seed.Label, name, seed, RateText(mean.Median, "msg/s"),
-				RateText(peak.Median, "msg/s"), RateText(chart.Median, "msg/s"), fmt.Sprintf("%.2f", div(chart.Median, mean.Median))})
+			t.Rows = append(t.Rows, []string{g.Label, g.Seed.Label, name, seed, units.RateText(mean.Median, "msg/s"),
+				units.RateText(peak.Median, "msg/s"), units.RateText(chart.Median, "msg/s"), fmt.Sprintf("%.2f", chart.Over(mean))})
 		}
 	}
-	return s
+	return t
 }
 
 // phaseNames are the phases of the first record that has them, in its order.
 func phaseNames(recs []*result.Record) []string {
 	for _, r := range recs {
-		if r.Bus != nil && len(r.Bus.Phases) > 0 {
+		if b := Section(r); b != nil && len(b.Phases) > 0 {
 			var out []string
-			for _, p := range r.Bus.Phases {
+			for _, p := range b.Phases {
 				out = append(out, p.Name)
 			}
 			return out
@@ -49,17 +52,18 @@ func phaseNames(recs []*result.Record) []string {
 }
 
 // phaseSpreads returns the spreads of one phase's mean, best second and best chart window.
-func phaseSpreads(recs []*result.Record, name string) (mean, peak, chart Spread) {
+func phaseSpreads(recs []*result.Record, name string) (mean, peak, chart stats.Spread) {
 	var m, p, c []float64
 	for _, r := range recs {
-		if r.Bus == nil {
+		b := Section(r)
+		if b == nil {
 			continue
 		}
-		for _, ph := range r.Bus.Phases {
+		for _, ph := range b.Phases {
 			if ph.Name == name {
 				m, p, c = append(m, ph.Mean), append(p, ph.PeakSecond), append(c, ph.PeakChart)
 			}
 		}
 	}
-	return SpreadOf(m), SpreadOf(p), SpreadOf(c)
+	return stats.SpreadOf(m), stats.SpreadOf(p), stats.SpreadOf(c)
 }

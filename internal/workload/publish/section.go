@@ -1,12 +1,19 @@
-package result
+package publish
 
-// Publish holds the figures of the publish workload (seed 2); filled by internal/workload/publish.
+import "github.com/iobench/iobench/internal/result"
+
+func init() { result.RegisterSection(Name, func() any { return new(Record) }) }
+
+// Section returns rec's publish section, nil when it has none.
+func Section(rec *result.Record) *Record { return result.SectionOf[Record](rec, Name) }
+
+// Record is the publish workload's section of a record (seed 2), under the key "publish".
 //
 // The record's Throughput is the broker-accepted rate (CountedBy says how it was counted) and its
 // Series has one point per second whose Completed is what the broker accepted in that second;
 // Values add "client_written", "confirmed", "consumed" (per second) and "queue_depth" (at the
 // end of the second).
-type Publish struct {
+type Record struct {
 	Publishers       int    `json:"publishers"`
 	SharedConnection bool   `json:"shared_connection"`
 	Persistent       bool   `json:"persistent"`
@@ -36,7 +43,7 @@ type Publish struct {
 	// time the publishers were writing. It says nothing about what the broker took.
 	Client Rate `json:"client_write_rate"`
 	// Drain is how long after the last client write the broker took to count the last message.
-	Drain Duration `json:"drain"`
+	Drain result.Duration `json:"drain"`
 	// PerPublisher is what each publisher wrote (and had confirmed).
 	PerPublisher []PublisherCount `json:"per_publisher,omitempty"`
 	// BrokerChecks are settings verified through the broker after the run, e.g.
