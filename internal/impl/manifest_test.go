@@ -29,6 +29,8 @@ workloads:
       seed: {queue: q2, count: 20}
   hello:
     routes: ["/"]
+  toy:
+    greeting: {word: hi, repeat: 2}
 requires:
   commands:
     - name: python3
@@ -78,7 +80,7 @@ func TestLoadGood(t *testing.T) {
 	if m.Name != "python-demo" || m.Dir != dir || m.Start.Env["FOO"] != "bar" {
 		t.Fatalf("manifest %+v", m)
 	}
-	if got := strings.Join(m.WorkloadNames(), ","); got != "hello,publish" {
+	if got := strings.Join(m.WorkloadNames(), ","); got != "hello,publish,toy" {
 		t.Fatalf("workloads %s", got)
 	}
 	if v, ok := m.Variant(""); !ok || v.Name != "single" || v.Mode != "sync" || v.Env["X"] != "1" {
@@ -87,8 +89,8 @@ func TestLoadGood(t *testing.T) {
 	if v, ok := m.Variant("seed"); !ok || v.Mode != "async" || !v.Expects("content-length-mismatch") {
 		t.Fatalf("variant seed %+v %v", v, ok)
 	}
-	if s, _ := SectionOf[standInPublish](m, "publish"); s.Variants["seed"].Count != 20 {
-		t.Fatalf("publish settings of seed %+v", s)
+	if s, _ := SectionOf[toySection](m, "toy"); s.Greeting.Word != "hi" || s.Greeting.Repeat != 2 {
+		t.Fatalf("toy section %+v", s)
 	}
 	if _, ok := m.Variant("nope"); ok {
 		t.Fatal("unknown variant found")
@@ -146,9 +148,7 @@ workloads:
   teleport: {}
   fanuot: {}
   hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}, consumers: {/: [php, x.php]}}
-  publish:
-    variants:
-      a: {queue: q, count: 0}
+  toy: {greeting: {repeat: 0}}
 start: {command: [x]}
 ready: {log: "(", tcp: listen}
 stop: {signal: HUP, timeout: forever}
@@ -158,21 +158,21 @@ stop: {signal: HUP, timeout: forever}
 			`workloads.hello.routes[0]: "nope" does not start with /`,
 			"workloads.hello.variants: unknown key (known keys here: routes)",
 			"workloads.hello.consumers: unknown key (known keys here: routes)",
-			"workloads.publish.variants.a.count: not positive", "ready: both log and tcp given",
+			"workloads.toy.greeting.repeat: not positive", "ready: both log and tcp given",
 			`stop.signal: "HUP"`, `stop.timeout: "forever" is not a positive duration`}},
 		{"unknown keys and types", "python/demo", `
 name: python-demo
 language: python
 variants: [{name: a, mode: async, colour: red}]
-workloads: {publish: {variants: {a: {queue: q, count: many, size: 3}}}, bus: {exchange: {name: x, typ: y}}}
+workloads: {toy: {greeting: {word: hi, repeat: many, volume: 11}}, hello: {routes: [/], queues: [q]}}
 start: {command: [python, x.py], cmd: y}
 ready: {log: ready}
 requires: {python: [{name: pika}], commands: [{name: curl}]}
 install: {venv: missing.txt}
 extra: 1
 `, []string{"extra: unknown key", "start.cmd: unknown key", "variants[0].colour: unknown key",
-			"line 5: cannot unmarshal", "workloads.publish.variants.a.size: unknown key (known keys here: count, queue)",
-			"workloads.bus.exchange.typ: unknown key (known keys here: name)", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
+			"line 5: cannot unmarshal !!str `many` into int", "workloads.toy.greeting.volume: unknown key (known keys here: repeat, word)",
+			"workloads.hello.queues: unknown key (known keys here: routes)", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
 		{"wrong language for install", "php/demo", `
 name: php-demo
 language: php

@@ -6,26 +6,21 @@ import (
 )
 
 // The workloads register their manifest sections from their own packages, which import this
-// one, so these tests register stand-ins of the same shape: hello and fanout serve routes,
-// cachequeue serves routes and takes consumers (checked by its package's own tests), bus names
-// queues, and publish takes per-variant settings, here checked for a count only (the publish
-// package's own tests check all its rules).
+// one, so these tests register stand-ins: hello and fanout as they are (routes only),
+// cachequeue of its shape (routes and consumers), bus and publish taking any keys (their keys and
+// rules are their packages' tests', and cmd/iobench's TestRepoImpls loads every shipped manifest
+// with the real sections), so that the repo's impls load here. toy is a strict section of this
+// test's own: nested keys, typed values and a rule of its workload.
 type (
 	standInCachequeue struct {
 		HTTP      `yaml:",inline"`
 		Consumers map[string][]string `yaml:"consumers"`
 	}
-	standInBus struct {
-		Queues   []string `yaml:"queues"`
-		Exchange *struct {
-			Name string `yaml:"name"`
-		} `yaml:"exchange"`
-	}
-	standInPublish struct {
-		Variants map[string]struct {
-			Queue string `yaml:"queue"`
-			Count int    `yaml:"count"`
-		} `yaml:"variants"`
+	toySection struct {
+		Greeting struct {
+			Word   string `yaml:"word"`
+			Repeat int    `yaml:"repeat"`
+		} `yaml:"greeting"`
 	}
 )
 
@@ -33,12 +28,11 @@ func init() {
 	RegisterSection("hello", HTTPSection)
 	RegisterSection("fanout", HTTPSection)
 	RegisterSection("cachequeue", NewSection[standInCachequeue]("", nil))
-	RegisterSection("bus", NewSection[standInBus]("{queues: [QUEUE...], exchange: {name}}", nil))
-	RegisterSection("publish", NewSection("", func(_ *Manifest, f string, s *standInPublish, add ProblemFunc) {
-		for name, v := range s.Variants {
-			if v.Count <= 0 {
-				add(f+".variants."+name+".count", "not positive", "give a count")
-			}
+	RegisterSection("bus", NewSection[map[string]any]("", nil))
+	RegisterSection("publish", NewSection[map[string]any]("", nil))
+	RegisterSection("toy", NewSection("{greeting: {word, repeat}}", func(_ *Manifest, f string, s *toySection, add ProblemFunc) {
+		if s.Greeting.Repeat <= 0 {
+			add(f+".greeting.repeat", "not positive", "greet at least once")
 		}
 	}))
 }
@@ -47,29 +41,31 @@ func init() {
 // routes of an HTTP workload come from the section that embeds HTTP.
 func TestSectionOf(t *testing.T) {
 	m, err := Parse([]byte("name: php-x\nlanguage: php\nvariants: [{name: a, mode: sync}]\nstart: {command: [php, x.php]}\nready: {tcp: listen}\n"+
-		"workloads:\n  cachequeue: {routes: [/queue/zmq], consumers: {/queue/zmq: [php, z.php]}}\n  publish: {variants: {a: {queue: q, count: 3}}}\n"), "")
+		"workloads:\n  cachequeue: {routes: [/queue/zmq], consumers: {/queue/zmq: [php, z.php]}}\n  toy: {greeting: {word: hi, repeat: 3}}\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s, ok := SectionOf[standInCachequeue](m, "cachequeue"); !ok || strings.Join(s.Consumers["/queue/zmq"], " ") != "php z.php" {
 		t.Fatalf("cachequeue section %+v %v", s, ok)
 	}
-	if s, ok := SectionOf[standInPublish](m, "publish"); !ok || s.Variants["a"].Count != 3 {
-		t.Fatalf("publish section %+v %v", s, ok)
+	if s, ok := SectionOf[toySection](m, "toy"); !ok || s.Greeting.Word != "hi" || s.Greeting.Repeat != 3 {
+		t.Fatalf("toy section %+v %v", s, ok)
 	}
-	if s, ok := SectionOf[standInBus](m, "bus"); ok || s == nil || s.Queues != nil {
+	if s, ok := SectionOf[toySection](m, "cachequeue"); ok || s == nil || s.Greeting.Word != "" {
+		t.Fatalf("a section of another type: %+v %v", s, ok)
+	}
+	if s, ok := SectionOf[standInCachequeue](m, "hello"); ok || s == nil || s.Routes != nil {
 		t.Fatalf("an undeclared section: %+v %v", s, ok)
 	}
-	if got := strings.Join(m.Routes("cachequeue"), " "); got != "/queue/zmq" || m.Routes("publish") != nil || m.Routes("bus") != nil {
-		t.Fatalf("routes %q, publish %v, bus %v", got, m.Routes("publish"), m.Routes("bus"))
+	if got := strings.Join(m.Routes("cachequeue"), " "); got != "/queue/zmq" || m.Routes("toy") != nil || m.Routes("hello") != nil {
+		t.Fatalf("routes %q, toy %v, hello %v", got, m.Routes("toy"), m.Routes("hello"))
 	}
 }
 
 // TestSectionKeys: the keys and help of a section come from the type its workload registered.
 func TestSectionKeys(t *testing.T) {
 	for w, want := range map[string]string{
-		"cachequeue": "consumers routes", "bus": "exchange exchange.name queues",
-		"publish": "variants variants.count variants.queue", "hello": "routes", "teleport": "",
+		"cachequeue": "consumers routes", "toy": "greeting greeting.repeat greeting.word", "hello": "routes", "bus": "", "teleport": "",
 	} {
 		if got := strings.Join(SectionKeys(w), " "); got != want {
 			t.Errorf("SectionKeys(%s) = %q, want %q", w, got, want)
@@ -78,8 +74,8 @@ func TestSectionKeys(t *testing.T) {
 	if got := SectionHelp("cachequeue"); got != "{consumers, routes}" {
 		t.Errorf("cachequeue's help from its keys: %q", got)
 	}
-	if got := SectionHelp("bus"); got != "{queues: [QUEUE...], exchange: {name}}" {
-		t.Errorf("bus's registered help: %q", got)
+	if got := SectionHelp("toy"); got != "{greeting: {word, repeat}}" {
+		t.Errorf("toy's registered help: %q", got)
 	}
 	if got := strings.Join(httpWorkloads(), " "); got != "cachequeue fanout hello" {
 		t.Errorf("httpWorkloads %q", got)
