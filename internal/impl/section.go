@@ -1,7 +1,9 @@
 package impl
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -144,11 +146,4 @@ func httpWorkloads() []string {
 }
 
 // Workloads returns the workloads a manifest may declare (those registered), sorted.
-func Workloads() []string {
-	out := make([]string, 0, len(sections))
-	for w := range sections {
-		out = append(out, w)
-	}
-	sort.Strings(out)
-	return out
-}
+func Workloads() []string { return slices.Sorted(maps.Keys(sections)) }
