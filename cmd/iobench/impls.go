@@ -28,9 +28,7 @@ readiness, the stdin start signal, the bus report stream, variants and expected 
 how to add an impl in a new language. In short:
   name, language (go|node|php|python), description
   variants:    [{name, mode: sync|async, description, seed, env, expect: [finding...]}]
-  workloads:   hello|cachequeue|fanout: {routes: [...]};
-               bus: {queues: [...], exchange, brokers, databases, restart_broker: [VARIANT...]};
-               publish: {variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count}}}
+  workloads:   ` + sectionsHelp("\n               ") + `
   requires:    commands, python, node, php_extensions, php_libraries: [{name, import, file, hint}]
   install:     venv: requirements.txt | npm: package-lock.json
   start:       command: [iobench|python|node|php|..., args...], env: {...}
@@ -77,4 +75,24 @@ A scenario names an impl as NAME, or NAME:VARIANT for one of its variants (ioben
 	}
 	cmd.Flags().StringVar(&implsDir, "impls-dir", "", impl.RootFlagHelp)
 	return cmd
+}
+
+// sectionsHelp lists the manifest section of every registered workload, as each registered it,
+// one line per section (workloads with the same section share a line: "fanout|hello: {...}"),
+// joined by sep.
+func sectionsHelp(sep string) string {
+	var helps []string
+	names := map[string][]string{}
+	for _, w := range impl.Workloads() {
+		h := impl.SectionHelp(w)
+		if names[h] == nil {
+			helps = append(helps, h)
+		}
+		names[h] = append(names[h], w)
+	}
+	lines := make([]string, len(helps))
+	for i, h := range helps {
+		lines[i] = strings.Join(names[h], "|") + ": " + h
+	}
+	return strings.Join(lines, ";"+sep)
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/impl"
 )
 
 // init points the commands at the repo's impls/ (tests run in cmd/iobench), unless the
@@ -120,5 +123,58 @@ func TestVerifyGoPublisher(t *testing.T) {
 	}
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+// TestRepoImpls loads every manifest shipped in impls/ with the workloads' own sections: each
+// valid, named by the rule, the Go built-ins among them.
+func TestRepoImpls(t *testing.T) {
+	entries, err := impl.List(os.Getenv(env.ImplsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		if e.Err != nil {
+			t.Errorf("%s: %v", e.Dir, e.Err)
+			continue
+		}
+		names[e.Manifest.Name] = true
+	}
+	for _, want := range []string{"go-hello", "go-bus", "python-asyncio-hello", "python-pika-publisher", "python-aio-pika-publisher", "php-cachequeue"} {
+		if !names[want] {
+			t.Errorf("impls/ lacks %s: %v", want, names)
+		}
+	}
+	m, err := impl.Find(os.Getenv(env.ImplsDir), "python-pika-publisher")
+	if err != nil || m.Language != "python" {
+		t.Fatalf("Find: %v %+v", err, m)
+	}
+	if _, err := impl.Find(os.Getenv(env.ImplsDir), "pika-publisher"); !errors.Is(err, impl.ErrNotFound) || !strings.Contains(err.Error(), "python-pika-publisher") {
+		t.Fatalf("Find by the old name: %v", err)
+	}
+	refs := impl.WorkloadRefs(entries)
+	if got := strings.Join(refs["bus"], " "); !strings.Contains(got, "go-bus go-bus:sync go-bus:async") {
+		t.Errorf("bus refs %q", got)
+	}
+	if !slices.Contains(refs["hello"], "python-asyncio-hello") || !slices.Contains(refs["hello"], "go-hello:async") {
+		t.Errorf("hello refs %q", refs["hello"])
+	}
+}
+
+// TestImplsHelpNamesEverySectionKey: the help of `iobench impls` gives each registered workload's
+// manifest section, and that help names every key the section takes.
+func TestImplsHelpNamesEverySectionKey(t *testing.T) {
+	help := newImplsCmd().Long
+	for _, w := range impl.Workloads() {
+		sec := impl.SectionHelp(w)
+		if !strings.Contains(help, sec) || !strings.Contains(help, w) {
+			t.Errorf("help lacks %s: %s", w, sec)
+		}
+		for _, k := range impl.SectionKeys(w) {
+			if k = k[strings.LastIndex(k, ".")+1:]; !strings.Contains(sec, k) {
+				t.Errorf("%s's help %q lacks its key %s", w, sec, k)
+			}
+		}
 	}
 }

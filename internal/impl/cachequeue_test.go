@@ -89,7 +89,7 @@ func TestPHPCachequeue(t *testing.T) {
 	t.Run("queue", c.testQueue)
 	t.Run("not found", c.testNotFound)
 	t.Run("verify", func(t *testing.T) {
-		for _, problem := range CheckRoutes(t.Context(), c.addr, c.inst.Manifest.Workloads["cachequeue"].Routes) {
+		for _, problem := range CheckRoutes(t.Context(), c.addr, c.inst.Manifest.Routes("cachequeue")) {
 			t.Error(problem)
 		}
 	})

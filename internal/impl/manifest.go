@@ -25,49 +25,6 @@ var Languages = []string{"go", "node", "php", "python"}
 // Modes of a variant: one operation in flight per process, or many.
 var Modes = []string{"sync", "async"}
 
-// Section is what a workload asks of the manifest section (workloads.NAME) of the impls that
-// declare it. Each workload registers its own (workload.Register does), so that this package
-// names none.
-type Section struct {
-	Routes bool // the impl serves HTTP: routes required, each a path (docs/IMPLS.md, "The HTTP routes")
-	Queues bool // the impl consumes and publishes queues: the queues required
-	// Variants checks the per-variant settings (workloads.NAME.variants); nil refuses them.
-	Variants func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
-	// Topology checks the broker topology (exchange, brokers, databases) and the variants that
-	// survive a broker restart; nil refuses them.
-	Topology func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
-	// Consumers checks the commands run beside the impl (workloads.NAME.consumers); nil refuses
-	// them.
-	Consumers func(m *Manifest, field string, w Workload, add func(field, msg, hint string))
-}
-
-var sections = map[string]Section{}
-
-// RegisterSection makes workload one that manifests may declare, with its section's rules.
-func RegisterSection(workload string, s Section) { sections[workload] = s }
-
-// httpWorkloads returns the registered workloads whose impls serve HTTP (their section has
-// routes), sorted.
-func httpWorkloads() []string {
-	var out []string
-	for _, w := range Workloads() {
-		if sections[w].Routes {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// Workloads returns the workloads a manifest may declare (those registered), sorted.
-func Workloads() []string {
-	out := make([]string, 0, len(sections))
-	for w := range sections {
-		out = append(out, w)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Signals a manifest may name in stop.signal.
 var Signals = []string{"INT", "KILL", "QUIT", "TERM"}
 
@@ -83,14 +40,16 @@ type Manifest struct {
 	Description string `yaml:"description"` // one line for `iobench impls`
 	// StandsInFor names the seed's system the impl stands in for where that system cannot run
 	// here ("Aerys NativeReactor"): every verdict and heading that uses its figures names both.
-	StandsInFor string              `yaml:"stands_in_for"`
-	Variants    []Variant           `yaml:"variants"`  // at least one; the first is the default
-	Workloads   map[string]Workload `yaml:"workloads"` // workload id -> what the impl does for it
-	Requires    Requires            `yaml:"requires"`
-	Install     InstallSpec         `yaml:"install"`
-	Start       StartSpec           `yaml:"start"`
-	Ready       ReadySpec           `yaml:"ready"`
-	Stop        StopSpec            `yaml:"stop"`
+	StandsInFor string    `yaml:"stands_in_for"`
+	Variants    []Variant `yaml:"variants"` // at least one; the first is the default
+	// Workloads holds, by workload id, the impl's section for it (workloads.NAME), decoded into
+	// the type the workload registered (SectionOf returns it typed). Parse decodes it.
+	Workloads map[string]any `yaml:"-"`
+	Requires  Requires       `yaml:"requires"`
+	Install   InstallSpec    `yaml:"install"`
+	Start     StartSpec      `yaml:"start"`
+	Ready     ReadySpec      `yaml:"ready"`
+	Stop      StopSpec       `yaml:"stop"`
 
 	// Dir is the absolute path of the impl's folder (set by Load).
 	Dir string `yaml:"-"`
@@ -108,50 +67,6 @@ type Variant struct {
 	// Expect lists the seed flaws (ids of Findings) the variant reproduces on purpose: verify and
 	// the report show them as "seed flaw reproduced", not as failures.
 	Expect []string `yaml:"expect"`
-}
-
-// Workload is what an impl does for one workload: the HTTP routes it serves, the queues it uses,
-// or, for publish, each variant's settings.
-type Workload struct {
-	Routes []string `yaml:"routes"`
-	Queues []string `yaml:"queues"`
-	// Variants holds a workload's settings of each variant, by variant name (publish's queue and
-	// count); the workload's Section checks them.
-	Variants map[string]PublishSettings `yaml:"variants"`
-	// Exchange is the named exchange the impl's commands (and, as the seed had it, its events)
-	// go through, bound to the first queue; nil means the default exchange (routing key = queue
-	// name). The workload's Section checks it.
-	Exchange *Exchange `yaml:"exchange"`
-	// Brokers and Databases are the URL schemes the impl can talk to (amqp, nats; postgres,
-	// sqlite); the workload's Section gives the default.
-	Brokers   []string `yaml:"brokers"`
-	Databases []string `yaml:"databases"`
-	// Consumers are commands of the impl's own that iobench may run beside it, by what they
-	// consume (cachequeue: a queue route -> the command that takes its messages); the
-	// workload's Section checks them, and StartHelper runs one.
-	Consumers map[string][]string `yaml:"consumers"`
-	// RestartBroker names the variants that survive a restart of their broker mid-run (they
-	// reconnect and consume again); the workload's Section checks it.
-	RestartBroker []string `yaml:"restart_broker"`
-}
-
-// Exchange is an AMQP exchange an impl publishes to: its name, its type (direct, fanout, topic)
-// and the routing key that binds the queue and that publishes carry.
-type Exchange struct {
-	Name       string `yaml:"name"`
-	Type       string `yaml:"type"`
-	RoutingKey string `yaml:"routing_key"`
-}
-
-// PublishSettings are one variant's publish settings: how iobench prepares the queue and counts
-// at the broker, and what it hands the impl (IOBENCH_QUEUE, IOBENCH_COUNT, ...).
-type PublishSettings struct {
-	Queue        string `yaml:"queue"`         // queue name (the seed's)
-	QueueDurable bool   `yaml:"queue_durable"` // declare the queue durable
-	Persistent   bool   `yaml:"persistent"`    // delivery mode 2
-	Confirm      bool   `yaml:"confirm"`       // publisher confirms
-	Concurrency  int    `yaml:"concurrency"`   // threads, processes or tasks; 0 = 1
-	Count        int    `yaml:"count"`         // messages, the seed's count
 }
 
 // Requires lists the impl's prerequisites. Each may carry a hint saying how to get it; the
@@ -412,22 +327,50 @@ func Parse(data []byte, dir string) (*Manifest, error) {
 	}
 	checkKeys(doc, manifestSchema, "", add)
 	var m Manifest
-	if err := doc.Decode(&m); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			for _, e := range te.Errors {
-				add("", oneLine(strings.TrimPrefix(e, "yaml: ")), "give the value the type the field takes")
-			}
-		} else {
-			add("", oneLine(err.Error()), "")
-		}
-	}
+	decode(doc, &m, add)
+	m.Workloads = decodeSections(doc, add)
 	m.Dir = dir
 	m.validate(add)
 	if len(probs) > 0 {
 		return nil, &ManifestError{Path: ManifestFile, Problems: probs}
 	}
 	return &m, nil
+}
+
+// decode decodes n into v, adding a problem for every value of the wrong type (the YAML
+// decoder's message, with its line).
+func decode(n *yaml.Node, v any, add ProblemFunc) {
+	err := n.Decode(v)
+	var te *yaml.TypeError
+	switch {
+	case errors.As(err, &te):
+		for _, e := range te.Errors {
+			add("", oneLine(strings.TrimPrefix(e, "yaml: ")), "give the value the type the field takes")
+		}
+	case err != nil:
+		add("", oneLine(err.Error()), "")
+	}
+}
+
+// decodeSections decodes each section under the manifest's workloads: into the type its workload
+// registered; nil for a workload not registered (validate reports it).
+func decodeSections(doc *yaml.Node, add ProblemFunc) map[string]any {
+	var raw struct {
+		Workloads map[string]yaml.Node `yaml:"workloads"`
+	}
+	decode(doc, &raw, add) // only the workloads: the manifest's other keys were decoded before
+	out := make(map[string]any, len(raw.Workloads))
+	for name, n := range raw.Workloads {
+		sec, ok := sections[name]
+		if !ok {
+			out[name] = nil
+			continue
+		}
+		v := sec.new()
+		decode(&n, v, add)
+		out[name] = v
+	}
+	return out
 }
 
 // oneLine folds a multi-line message into one line.

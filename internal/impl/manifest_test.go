@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,9 +26,11 @@ workloads:
   publish:
     variants:
       single: {queue: q, count: 10}
-      seed: {queue: q2, count: 20, concurrency: 4}
+      seed: {queue: q2, count: 20}
   hello:
     routes: ["/"]
+  toy:
+    greeting: {word: hi, repeat: 2}
 requires:
   commands:
     - name: python3
@@ -79,7 +80,7 @@ func TestLoadGood(t *testing.T) {
 	if m.Name != "python-demo" || m.Dir != dir || m.Start.Env["FOO"] != "bar" {
 		t.Fatalf("manifest %+v", m)
 	}
-	if got := strings.Join(m.WorkloadNames(), ","); got != "hello,publish" {
+	if got := strings.Join(m.WorkloadNames(), ","); got != "hello,publish,toy" {
 		t.Fatalf("workloads %s", got)
 	}
 	if v, ok := m.Variant(""); !ok || v.Name != "single" || v.Mode != "sync" || v.Env["X"] != "1" {
@@ -88,8 +89,8 @@ func TestLoadGood(t *testing.T) {
 	if v, ok := m.Variant("seed"); !ok || v.Mode != "async" || !v.Expects("content-length-mismatch") {
 		t.Fatalf("variant seed %+v %v", v, ok)
 	}
-	if s := m.Workloads["publish"].Variants["seed"]; s.Count != 20 || s.Concurrency != 4 {
-		t.Fatalf("publish settings of seed %+v", s)
+	if s, _ := SectionOf[toySection](m, "toy"); s.Greeting.Word != "hi" || s.Greeting.Repeat != 2 {
+		t.Fatalf("toy section %+v", s)
 	}
 	if _, ok := m.Variant("nope"); ok {
 		t.Fatal("unknown variant found")
@@ -147,9 +148,7 @@ workloads:
   teleport: {}
   fanuot: {}
   hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}, consumers: {/: [php, x.php]}}
-  publish:
-    variants:
-      a: {queue: q, count: 0}
+  toy: {greeting: {repeat: 0}}
 start: {command: [x]}
 ready: {log: "(", tcp: listen}
 stop: {signal: HUP, timeout: forever}
@@ -157,22 +156,23 @@ stop: {signal: HUP, timeout: forever}
 			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
 			"workloads.teleport: unknown workload", `workloads.fanuot: unknown workload (did you mean "fanout"?`,
 			`workloads.hello.routes[0]: "nope" does not start with /`,
-			"workloads.hello.variants: this workload takes no per-variant settings",
-			"workloads.hello.consumers: this workload runs no consumers beside the impl",
-			"workloads.publish.variants.a.count: not positive", "ready: both log and tcp given",
+			"workloads.hello.variants: unknown key (known keys here: routes)",
+			"workloads.hello.consumers: unknown key (known keys here: routes)",
+			"workloads.toy.greeting.repeat: not positive", "ready: both log and tcp given",
 			`stop.signal: "HUP"`, `stop.timeout: "forever" is not a positive duration`}},
 		{"unknown keys and types", "python/demo", `
 name: python-demo
 language: python
 variants: [{name: a, mode: async, colour: red}]
-workloads: {publish: {variants: {a: {queue: q, count: many}}}}
+workloads: {toy: {greeting: {word: hi, repeat: many, volume: 11}}, hello: {routes: [/], queues: [q]}}
 start: {command: [python, x.py], cmd: y}
 ready: {log: ready}
 requires: {python: [{name: pika}], commands: [{name: curl}]}
 install: {venv: missing.txt}
 extra: 1
 `, []string{"extra: unknown key", "start.cmd: unknown key", "variants[0].colour: unknown key",
-			"cannot unmarshal", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
+			"line 5: cannot unmarshal !!str `many` into int", "workloads.toy.greeting.volume: unknown key (known keys here: repeat, word)",
+			"workloads.hello.queues: unknown key (known keys here: routes)", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
 		{"wrong language for install", "php/demo", `
 name: php-demo
 language: php
@@ -219,42 +219,6 @@ func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(t.TempDir())
 	if !errors.Is(err, ErrManifest) || !strings.Contains(err.Error(), "no manifest") {
 		t.Fatalf("error %v", err)
-	}
-}
-
-// TestRepoImpls loads every manifest shipped in impls/: each valid, named by the rule, the Go
-// built-ins among them.
-func TestRepoImpls(t *testing.T) {
-	entries, err := List("../../impls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]bool{}
-	for _, e := range entries {
-		if e.Err != nil {
-			t.Errorf("%s: %v", e.Dir, e.Err)
-			continue
-		}
-		names[e.Manifest.Name] = true
-	}
-	for _, want := range []string{"go-hello", "go-bus", "python-asyncio-hello", "python-pika-publisher", "python-aio-pika-publisher", "php-cachequeue"} {
-		if !names[want] {
-			t.Errorf("impls/ lacks %s: %v", want, names)
-		}
-	}
-	m, err := Find("../../impls", "python-pika-publisher")
-	if err != nil || m.Language != "python" {
-		t.Fatalf("Find: %v %+v", err, m)
-	}
-	if _, err := Find("../../impls", "pika-publisher"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "python-pika-publisher") {
-		t.Fatalf("Find by the old name: %v", err)
-	}
-	refs := WorkloadRefs(entries)
-	if got := strings.Join(refs["bus"], " "); !strings.Contains(got, "go-bus go-bus:sync go-bus:async") {
-		t.Errorf("bus refs %q", got)
-	}
-	if !slices.Contains(refs["hello"], "python-asyncio-hello") || !slices.Contains(refs["hello"], "go-hello:async") {
-		t.Errorf("hello refs %q", refs["hello"])
 	}
 }
 

@@ -351,7 +351,7 @@ func TestAsyncioHello(t *testing.T) {
 	}
 	p, addr := startListening(t, inst)
 	defer p.Stop()
-	if problems := CheckRoutes(t.Context(), addr, m.Workloads["hello"].Routes); len(problems) > 0 {
+	if problems := CheckRoutes(t.Context(), addr, m.Routes("hello")); len(problems) > 0 {
 		t.Fatalf("problems %q", problems)
 	}
 	c, err := net.Dial("tcp", addr)

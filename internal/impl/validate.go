@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,9 +16,6 @@ import (
 	"github.com/iobench/iobench/internal/units"
 )
 
-// addFunc records one problem of a manifest.
-type addFunc func(field, msg, hint string)
-
 var (
 	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	envRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -26,7 +24,7 @@ var (
 )
 
 // validate adds a problem for every field that is missing or wrong.
-func (m *Manifest) validate(add addFunc) {
+func (m *Manifest) validate(add ProblemFunc) {
 	m.validateName(add)
 	oneOf(add, "language", m.Language, Languages)
 	m.validateVariants(add)
@@ -48,7 +46,7 @@ func (m *Manifest) validate(add addFunc) {
 }
 
 // validateName checks the one naming rule: <language>-<folder>.
-func (m *Manifest) validateName(add addFunc) {
+func (m *Manifest) validateName(add ProblemFunc) {
 	want := ""
 	if m.Dir != "" && m.Language != "" {
 		want = m.Language + "-" + filepath.Base(m.Dir)
@@ -69,7 +67,7 @@ func (m *Manifest) validateName(add addFunc) {
 
 // validateVariants checks the variants: at least one, each named once, with a mode, known
 // expected findings and a valid environment.
-func (m *Manifest) validateVariants(add addFunc) {
+func (m *Manifest) validateVariants(add ProblemFunc) {
 	if len(m.Variants) == 0 {
 		add("variants", "missing", "declare at least one, e.g. variants: [{name: async, mode: async, description: ...}]")
 	}
@@ -98,47 +96,36 @@ func (m *Manifest) validateVariants(add addFunc) {
 	}
 }
 
-func (m *Manifest) validateWorkload(add addFunc, id string, w Workload) {
+// validateWorkload checks the section the impl declares for workload id: a registered workload,
+// its routes if it serves HTTP, then the workload's own rules.
+func (m *Manifest) validateWorkload(add ProblemFunc, id string, section any) {
 	f := "workloads." + id
 	sec, ok := sections[id]
 	if !ok {
 		add(f, "unknown workload", strings.TrimPrefix(suggest.Hint(id, Workloads())+" choose from "+strings.Join(Workloads(), ", "), " "))
 		return
 	}
-	if sec.Variants == nil && w.Variants != nil {
-		add(f+".variants", "this workload takes no per-variant settings", "give the variants at the top level (variants: [...])")
+	if r, ok := section.(router); ok {
+		checkRoutes(add, f, r.routes())
 	}
-	if sec.Routes {
-		if len(w.Routes) == 0 {
-			add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (docs/IMPLS.md, The HTTP routes)")
-		}
-		for i, r := range w.Routes {
-			if !strings.HasPrefix(r, "/") {
-				add(fmt.Sprintf("%s.routes[%d]", f, i), fmt.Sprintf("%q does not start with /", r), "write the path, e.g. /cache/redis")
-			}
-		}
-	}
-	if sec.Queues && len(w.Queues) == 0 {
-		add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
-	}
-	if sec.Variants != nil {
-		sec.Variants(m, f, w, add)
-	}
-	switch {
-	case sec.Topology != nil:
-		sec.Topology(m, f, w, add)
-	case w.Exchange != nil || w.Brokers != nil || w.Databases != nil || w.RestartBroker != nil:
-		add(f, "this workload takes no exchange, brokers, databases or restart_broker", "drop them")
-	}
-	switch {
-	case sec.Consumers != nil:
-		sec.Consumers(m, f, w, add)
-	case w.Consumers != nil:
-		add(f+".consumers", "this workload runs no consumers beside the impl", "drop them")
+	if sec.check != nil {
+		sec.check(m, f, section, add)
 	}
 }
 
-func (m *Manifest) validateRequires(add addFunc) {
+// checkRoutes checks an HTTP workload's routes: at least one, each a path.
+func checkRoutes(add ProblemFunc, f string, routes []string) {
+	if len(routes) == 0 {
+		add(f+".routes", "missing", "list the routes served, e.g. [\"/\"] (docs/IMPLS.md, The HTTP routes)")
+	}
+	for i, r := range routes {
+		if !strings.HasPrefix(r, "/") {
+			add(fmt.Sprintf("%s.routes[%d]", f, i), fmt.Sprintf("%q does not start with /", r), "write the path, e.g. /cache/redis")
+		}
+	}
+}
+
+func (m *Manifest) validateRequires(add ProblemFunc) {
 	lists := []struct {
 		field      string
 		reqs       []Requirement
@@ -172,7 +159,7 @@ func (m *Manifest) validateRequires(add addFunc) {
 	}
 }
 
-func (m *Manifest) validateInstall(add addFunc) {
+func (m *Manifest) validateInstall(add ProblemFunc) {
 	if m.Install.Venv != "" {
 		if m.Language != "python" {
 			add("install.venv", "a virtualenv for a "+m.Language+" impl", "only Python impls install with venv")
@@ -200,7 +187,7 @@ func (m *Manifest) validateInstall(add addFunc) {
 
 // validateStart checks that the impl gives exactly one way to start: a command, or for a PHP web
 // app, PHP-FPM behind nginx (php_fpm).
-func (m *Manifest) validateStart(add addFunc) {
+func (m *Manifest) validateStart(add ProblemFunc) {
 	hasCommand := len(m.Start.Command) > 0
 	switch {
 	case hasCommand && m.Start.PHPFPM != nil:
@@ -214,11 +201,11 @@ func (m *Manifest) validateStart(add addFunc) {
 
 // validatePHPFPM checks a php_fpm start: a PHP impl serving HTTP, whose front controller is a
 // file in its document root, with no readiness of its own.
-func (m *Manifest) validatePHPFPM(add addFunc) {
+func (m *Manifest) validatePHPFPM(add ProblemFunc) {
 	if m.Language != "" && m.Language != "php" {
 		add("start.php_fpm", "PHP-FPM for a "+m.Language+" impl", "only PHP impls start with php_fpm; give start.command")
 	}
-	if !slices.ContainsFunc(m.WorkloadNames(), func(w string) bool { return sections[w].Routes }) {
+	if !slices.ContainsFunc(m.WorkloadNames(), func(w string) bool { return sections[w].serves() }) {
 		add("start.php_fpm", "serves HTTP, but no HTTP workload is declared", "declare one of "+strings.Join(httpWorkloads(), ", ")+" with its routes")
 	}
 	if m.Ready.Log != "" || m.Ready.TCP != "" {
@@ -240,7 +227,7 @@ func (m *Manifest) validatePHPFPM(add addFunc) {
 
 // validateExtensions checks start.php_fpm.extensions, when given: names of extensions, among them
 // every one the impl requires (the pool would not load it otherwise).
-func (m *Manifest) validateExtensions(add addFunc) {
+func (m *Manifest) validateExtensions(add ProblemFunc) {
 	exts := m.Start.PHPFPM.Extensions
 	if exts == nil {
 		return
@@ -257,7 +244,7 @@ func (m *Manifest) validateExtensions(add addFunc) {
 	}
 }
 
-func (m *Manifest) validateReady(add addFunc) {
+func (m *Manifest) validateReady(add ProblemFunc) {
 	switch {
 	case m.Start.PHPFPM != nil:
 	case m.Ready.Log == "" && m.Ready.TCP == "":
@@ -275,7 +262,7 @@ func (m *Manifest) validateReady(add addFunc) {
 }
 
 // checkFile adds a problem when rel is not a file inside the impl's folder.
-func (m *Manifest) checkFile(add addFunc, field, rel, hint string) {
+func (m *Manifest) checkFile(add ProblemFunc, field, rel, hint string) {
 	if filepath.IsAbs(rel) || strings.HasPrefix(filepath.Clean(rel), "..") {
 		add(field, fmt.Sprintf("%q is outside the impl folder", rel), "give a path relative to the folder of impl.yaml")
 		return
@@ -288,7 +275,7 @@ func (m *Manifest) checkFile(add addFunc, field, rel, hint string) {
 	}
 }
 
-func checkEnv(add addFunc, field string, env map[string]string) {
+func checkEnv(add ProblemFunc, field string, env map[string]string) {
 	for k := range env {
 		if !envRE.MatchString(k) {
 			add(field+"."+k, "not a valid environment variable name", "use letters, digits and '_'")
@@ -296,7 +283,7 @@ func checkEnv(add addFunc, field string, env map[string]string) {
 	}
 }
 
-func oneOf(add addFunc, field, v string, allowed []string) {
+func oneOf(add ProblemFunc, field, v string, allowed []string) {
 	switch {
 	case v == "":
 		add(field, "missing", "use one of "+strings.Join(allowed, ", "))
@@ -305,7 +292,7 @@ func oneOf(add addFunc, field, v string, allowed []string) {
 	}
 }
 
-func checkDuration(add addFunc, field, v string) {
+func checkDuration(add ProblemFunc, field, v string) {
 	if v == "" {
 		return
 	}
@@ -322,26 +309,45 @@ type (
 	listOf struct{ elem any }
 )
 
-var requirement = listOf{fields{"name": leaf{}, "import": leaf{}, "file": leaf{}, "hint": leaf{}}}
+// sectionsSchema is the schema of workloads: each key a workload, whose section takes the keys
+// of the type it registered (an unknown workload is validate's to report).
+type sectionsSchema struct{}
 
-var manifestSchema = fields{
-	"name": leaf{}, "language": leaf{}, "description": leaf{}, "stands_in_for": leaf{},
-	"variants": listOf{fields{
-		"name": leaf{}, "mode": leaf{}, "description": leaf{}, "stands_in_for": leaf{}, "seed": leaf{}, "env": leaf{}, "expect": leaf{},
-	}},
-	"workloads": mapOf{fields{
-		"routes": leaf{}, "queues": leaf{}, "brokers": leaf{}, "databases": leaf{}, "consumers": leaf{}, "restart_broker": leaf{},
-		"exchange": fields{"name": leaf{}, "type": leaf{}, "routing_key": leaf{}},
-		"variants": mapOf{fields{
-			"queue": leaf{}, "queue_durable": leaf{}, "persistent": leaf{}, "confirm": leaf{}, "concurrency": leaf{}, "count": leaf{},
-		}},
-	}},
-	"requires": fields{"commands": requirement, "python": requirement, "node": requirement,
-		"php_extensions": requirement, "php_libraries": requirement},
-	"install": fields{"venv": leaf{}, "npm": leaf{}},
-	"start":   fields{"command": leaf{}, "env": leaf{}, "php_fpm": fields{"root": leaf{}, "script": leaf{}, "ini": leaf{}, "extensions": leaf{}}},
-	"ready":   fields{"log": leaf{}, "tcp": leaf{}, "timeout": leaf{}},
-	"stop":    fields{"signal": leaf{}, "timeout": leaf{}},
+// manifestSchema is the keys a manifest takes: Manifest's yaml tags, and each workload's section.
+var manifestSchema = func() fields {
+	f := schemaOf(reflect.TypeFor[Manifest]()).(fields)
+	f["workloads"] = sectionsSchema{}
+	return f
+}()
+
+// schemaOf returns the keys a value of type t takes when decoded from YAML: a struct's yaml tags
+// (an inline struct's among them), a map's or a list's elements' keys, none for anything else.
+func schemaOf(t reflect.Type) any {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return schemaOf(t.Elem())
+	case reflect.Map:
+		return mapOf{schemaOf(t.Elem())}
+	case reflect.Slice:
+		return listOf{schemaOf(t.Elem())}
+	case reflect.Struct:
+		f := fields{}
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			name, opts, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
+			switch {
+			case !sf.IsExported() || name == "-":
+			case opts == "inline":
+				for k, v := range schemaOf(sf.Type).(fields) {
+					f[k] = v
+				}
+			default:
+				f[or(name, strings.ToLower(sf.Name))] = schemaOf(sf.Type)
+			}
+		}
+		return f
+	}
+	return leaf{}
 }
 
 // movedKeys are keys of an older manifest format, with where they went.
@@ -350,7 +356,7 @@ var movedKeys = map[string]string{
 }
 
 // checkKeys reports keys the schema does not know, with the keys it does.
-func checkKeys(n *yaml.Node, schema any, path string, add addFunc) {
+func checkKeys(n *yaml.Node, schema any, path string, add ProblemFunc) {
 	join := func(k string) string {
 		if path == "" {
 			return k
@@ -377,6 +383,15 @@ func checkKeys(n *yaml.Node, schema any, path string, add addFunc) {
 				continue
 			}
 			checkKeys(n.Content[i+1], sub, join(k), add)
+		}
+	case sectionsSchema:
+		if n.Kind != yaml.MappingNode {
+			return // the decoder reports the type
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if sec, ok := sections[n.Content[i].Value]; ok {
+				checkKeys(n.Content[i+1], sec.schema(), join(n.Content[i].Value), add)
+			}
 		}
 	case mapOf:
 		if n.Kind != yaml.MappingNode {

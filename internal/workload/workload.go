@@ -30,8 +30,8 @@ type Workload struct {
 	Spec scenario.WorkloadSpec
 	// AnyImpl says a scenario's impls are labels, not impls from impls/ (http measures any URL).
 	AnyImpl bool
-	// Manifest is what the impls declaring the workload give in their manifest section
-	// (workloads.NAME): routes, queues, per-variant settings.
+	// Manifest is the workload's manifest section (workloads.NAME in the impls that declare
+	// it): its type, rules and help (impl.NewSection).
 	Manifest impl.Section
 	// Run measures one scenario run in a suite and returns its record; a record with an error is
 	// a run that measured but failed verification.

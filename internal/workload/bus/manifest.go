@@ -8,11 +8,41 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 )
 
-// section is what a consumer impl's manifest declares under workloads.bus: its queues (the
+// Section is what a consumer impl's manifest declares under workloads.bus: its queues (the
 // command queue, then the durable profile's event queue if it has that profile), the exchange its
 // commands go through (none: the default exchange), the brokers and databases it speaks, and the
 // variants that survive a broker restart (restart_broker: they reconnect and consume again).
-var section = impl.Section{Queues: true, Topology: checkTopology}
+type Section struct {
+	Queues []string `yaml:"queues"`
+	// Exchange is the named exchange the impl's commands (and, as the seed had it, its events)
+	// go through, bound to the first queue; nil means the default exchange (routing key = queue
+	// name).
+	Exchange *Exchange `yaml:"exchange"`
+	// Brokers and Databases are the URL schemes the impl can talk to (amqp, nats; postgres,
+	// sqlite); empty means defaultBrokers, defaultDatabases.
+	Brokers   []string `yaml:"brokers"`
+	Databases []string `yaml:"databases"`
+	// RestartBroker names the variants that survive a restart of their broker mid-run.
+	RestartBroker []string `yaml:"restart_broker"`
+}
+
+// Exchange is an AMQP exchange an impl publishes to: its name, its type (direct, fanout, topic)
+// and the routing key that binds the queue and that publishes carry.
+type Exchange struct {
+	Name       string `yaml:"name"`
+	Type       string `yaml:"type"`
+	RoutingKey string `yaml:"routing_key"`
+}
+
+// section is the bus's manifest section, registered with the workload.
+var section = impl.NewSection("{queues: [...], exchange: {name, type, routing_key}, brokers, databases, restart_broker: [VARIANT...]}",
+	checkSection)
+
+// SectionOf returns the bus section m declares (a zero one when it declares none).
+func SectionOf(m *impl.Manifest) *Section {
+	s, _ := impl.SectionOf[Section](m, Name)
+	return s
+}
 
 // Exchange types a manifest may name.
 var exchangeTypes = []string{"direct", "fanout", "topic"}
@@ -23,8 +53,13 @@ var (
 	defaultDatabases = []string{"postgres"}
 )
 
-func checkTopology(m *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
-	if len(w.Queues) > 2 {
+// checkSection checks a bus section: one or two queues, a usable exchange, known brokers and
+// databases, and the variants that survive a broker restart.
+func checkSection(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
+	switch {
+	case len(w.Queues) == 0:
+		add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
+	case len(w.Queues) > 2:
 		add(f+".queues", fmt.Sprintf("%d queues", len(w.Queues)), "list the command queue, then the durable profile's event queue if the impl has that profile")
 	}
 	if x := w.Exchange; x != nil {
@@ -56,7 +91,7 @@ func checkTopology(m *impl.Manifest, f string, w impl.Workload, add func(field, 
 
 // checkRestartBroker checks restart_broker: declared variants, each once, of an impl with a
 // durable profile (a restart keeps only durable queues and persistent messages).
-func checkRestartBroker(m *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
+func checkRestartBroker(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
 	if len(w.RestartBroker) > 0 && len(w.Queues) < 2 {
 		add(f+".restart_broker", "no durable profile", "a broker restart keeps only the durable profile's messages: list its event queue in queues, or drop restart_broker")
 	}
@@ -92,7 +127,7 @@ var DefaultTopology = Topology{Queue: CommandsQueue, EventQueue: EventsQueue,
 
 // TopologyOf returns the topology a manifest declares for the bus.
 func TopologyOf(m *impl.Manifest) Topology {
-	w := m.Workloads[Name]
+	w := SectionOf(m)
 	t := Topology{Brokers: w.Brokers, Databases: w.Databases}
 	if len(w.Queues) > 0 {
 		t.Queue = w.Queues[0]

@@ -177,7 +177,7 @@ func TestNodeAppCountedInStore(t *testing.T)   { testAppCountedInStore(t, "node-
 
 func testAppCountedInStore(t *testing.T, name string) {
 	target := target(t, name, "")
-	routes := target.Inst.Manifest.Workloads[Name].Routes
+	routes := target.Inst.Manifest.Routes(Name)
 	for _, want := range []string{"/cache/fake", "/cache/memcached", "/cache/redis", "/queue/fake", "/queue/zmq", "/queue/redis"} {
 		if !slices.Contains(routes, want) {
 			t.Errorf("%s does not declare %s: %v", name, want, routes)

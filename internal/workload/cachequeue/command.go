@@ -51,7 +51,7 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 	}
 	if target.Inst != nil {
 		// An impl serves the routes its manifest declares: the Predis routes are PHP's only.
-		if routes := target.Inst.Manifest.Workloads[Name].Routes; len(routes) > 0 && !slices.Contains(routes, o.Route) {
+		if routes := target.Inst.Manifest.Routes(Name); len(routes) > 0 && !slices.Contains(routes, o.Route) {
 			return nil, fail.BadInput("--route %q: %s does not serve it; its routes are %s", o.Route, target.Inst.Manifest.Name, strings.Join(routes, ", "))
 		}
 	}

@@ -55,7 +55,7 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 		return 1
 	}
 	defer p.Stop()
-	routes := inst.Manifest.Workloads[Name].Routes
+	routes := inst.Manifest.Routes(Name)
 	var problems []string
 	for _, r := range impl.CheckRoutes(ctx, addr, routes) {
 		problems = append(problems, r.String())

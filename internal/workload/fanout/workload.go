@@ -21,7 +21,7 @@ const Metric = "app"
 
 func init() {
 	workload.Register(workload.Workload{
-		Name: Name, Spec: Spec(), Manifest: impl.Section{Routes: true},
+		Name: Name, Spec: Spec(), Manifest: impl.HTTPSection,
 		Run: run, Verify: verify, Text: Text, Verified: verified,
 		Figures: map[string]workload.FigureFunc{"overlap": func(rec *result.Record) (float64, bool) {
 			if f := Section(rec); f != nil && f.Overlap > 0 {

@@ -22,7 +22,7 @@ func init() {
 	spec.Params["listen"] = scenario.ParamSpec{Type: scenario.Addr, Doc: "where the SUT listens: host:port, or auto for a free port of 127.0.0.1"}
 	spec.Params["keepalive"] = scenario.ParamSpec{Type: scenario.Bool, Default: true,
 		Doc: "keep connections open between requests (wrk's way); false closes after each (ab without -k)"}
-	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.Section{Routes: true}, Run: run, Verify: verify,
+	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.HTTPSection, Run: run, Verify: verify,
 		Text: web.Text, Flaw: flaw})
 }
 

@@ -8,13 +8,35 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 )
 
-// section is what a publisher impl's manifest declares under workloads.publish: the settings of
+// Section is what a publisher impl's manifest declares under workloads.publish: the settings of
 // each of its variants (queue, count, concurrency, persistence, confirms), by variant name.
-var section = impl.Section{Variants: checkSettings}
+type Section struct {
+	Variants map[string]Settings `yaml:"variants"`
+}
+
+// Settings are one variant's publish settings: how iobench prepares the queue and counts at the
+// broker, and what it hands the impl (IOBENCH_QUEUE, IOBENCH_COUNT, ...).
+type Settings struct {
+	Queue        string `yaml:"queue"`         // queue name (the seed's)
+	QueueDurable bool   `yaml:"queue_durable"` // declare the queue durable
+	Persistent   bool   `yaml:"persistent"`    // delivery mode 2
+	Confirm      bool   `yaml:"confirm"`       // publisher confirms
+	Concurrency  int    `yaml:"concurrency"`   // threads, processes or tasks; 0 = 1
+	Count        int    `yaml:"count"`         // messages, the seed's count
+}
+
+// section is publish's manifest section, registered with the workload.
+var section = impl.NewSection("{variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count}}}", checkSettings)
+
+// SectionOf returns the publish section m declares (a zero one when it declares none).
+func SectionOf(m *impl.Manifest) *Section {
+	s, _ := impl.SectionOf[Section](m, Name)
+	return s
+}
 
 // checkSettings checks that every variant has publish settings, every settings entry names a
 // variant, and each entry is complete.
-func checkSettings(m *impl.Manifest, f string, w impl.Workload, add func(field, msg, hint string)) {
+func checkSettings(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
 	declared := map[string]bool{}
 	for _, v := range m.Variants {
 		declared[v.Name] = true
@@ -50,11 +72,11 @@ func checkSettings(m *impl.Manifest, f string, w impl.Workload, add func(field, 
 
 // settings returns the named variant of m (the first for "") with its publish settings, or
 // false when m has no such variant or does not implement publish.
-func settings(m *impl.Manifest, variant string) (impl.Variant, impl.PublishSettings, bool) {
+func settings(m *impl.Manifest, variant string) (impl.Variant, Settings, bool) {
 	v, ok := m.Variant(variant)
 	if !ok {
-		return impl.Variant{}, impl.PublishSettings{}, false
+		return impl.Variant{}, Settings{}, false
 	}
-	s, ok := m.Workloads[Name].Variants[v.Name]
+	s, ok := SectionOf(m).Variants[v.Name]
 	return v, s, ok
 }

@@ -319,7 +319,7 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 	if err != nil {
 		return fail(err)
 	}
-	routes := inst.Manifest.Workloads[w].Routes
+	routes := inst.Manifest.Routes(w)
 	verdict := impl.Judge(variant, impl.CheckRoutes(ctx, addr, routes))
 	p.Stop()
 	for _, r := range verdict.Reproduced {
