@@ -13,8 +13,8 @@
 # per 1,000 commands on each path (its user + system time over N, from the record's process of
 # role sut), their ratio wire/pgx and each run's cpu_probe_us (the machine's speed just before
 # the load, lower is faster); then the median ratio, whether every pair agrees in sign, and what
-# the rule of issue 28 says: keep the wire path only if its median is at least 10% lower and
-# every pair agrees. Needs jq.
+# the rule says: keep the wire path only if its median is at least 10% lower and every pair
+# agrees, else delete it and use pgx. Needs jq.
 set -euo pipefail
 
 source "$(dirname "$0")/lib.sh"
