@@ -13,6 +13,13 @@
 // transaction's first statement in one write and one round trip, and tells whether the commit
 // went through when something failed. QueryInt reads SQL NULL as 0.
 //
+// With iobench_tx=pgx in the URL (TxParam; Open takes it out), transactions are BatchTx
+// instead: pgx alone, on connections of the pgx pool, the same round trips made with pgx
+// batches (TestTxRoundTrips counts the writes of both). It is there to measure the hand-written
+// path against (bench/pg-wire-vs-pgx.sh). Its differences: arguments are encoded by pgx (more
+// types), a statement is prepared in a round trip of its own the first time a connection sees
+// it, and a CommitExec whose next statement fails to prepare leaves the commit undone.
+//
 // The pool size is, in order: pool_max_conns in the URL, Options.MaxConns, 4 x GOMAXPROCS. It
 // bounds the transactions' connections and, apart, the pgx pool's: a hijacked connection
 // leaves the pgx pool, so a program that runs statements outside transactions while as many

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/iobench/iobench/internal/backend"
+	"github.com/iobench/iobench/internal/fail"
 )
 
 // Options tunes Open beyond what the URL says.
@@ -27,13 +28,19 @@ type Options struct {
 // concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	tx   *txConns // the connections of transactions
+	tx   *txConns // the connections of transactions; nil when they go through pgx (BatchTx)
 }
 
 var (
 	_ backend.SQL     = (*DB)(nil)
 	_ backend.Chainer = (*Tx)(nil)
+	_ backend.Chainer = (*BatchTx)(nil)
 )
+
+// TxParam is the parameter of the database URL that says how transactions are spoken:
+// "wire" (the default: Tx, the extended query protocol written by hand) or "pgx" (BatchTx,
+// pgx batches). Open takes it out of the URL before pgx reads the rest.
+const TxParam = "iobench_tx"
 
 // Open creates a pool for rawURL (postgres:// or postgresql://, any libpq keyword/value string
 // also works) and pings the server.
@@ -41,6 +48,10 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: invalid database URL: %w", err)
+	}
+	viaPgx, err := txPath(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if !strings.Contains(rawURL, "pool_max_conns") {
 		n := opts.MaxConns
@@ -57,7 +68,25 @@ func Open(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, connectErr(rawURL, cfg, err)
 	}
+	if viaPgx {
+		return &DB{pool: pool}, nil
+	}
 	return &DB{pool: pool, tx: newTxConns(pool, int(cfg.MaxConns))}, nil
+}
+
+// txPath takes TxParam out of cfg (pgx would send it to the server as a setting) and reports
+// whether transactions go through pgx.
+func txPath(cfg *pgxpool.Config) (viaPgx bool, err error) {
+	params := cfg.ConnConfig.RuntimeParams
+	v, ok := params[TxParam]
+	delete(params, TxParam)
+	switch {
+	case !ok || v == "wire":
+		return false, nil
+	case v == "pgx":
+		return true, nil
+	}
+	return false, fail.BadInput("postgres: %s=%s in the database URL: want wire or pgx", TxParam, v)
 }
 
 // MaxConns returns the pool size.
@@ -129,6 +158,9 @@ const commitSQL = "commit"
 // Begin takes a connection for a transaction until Commit or Rollback (see txConns). BEGIN
 // itself goes out with the transaction's first statement, in one write and one round trip.
 func (db *DB) Begin(ctx context.Context) (backend.Tx, error) {
+	if db.tx == nil {
+		return db.beginBatch(ctx)
+	}
 	c, err := db.tx.get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
@@ -136,10 +168,21 @@ func (db *DB) Begin(ctx context.Context) (backend.Tx, error) {
 	return &Tx{conns: db.tx, conn: c}, nil
 }
 
+// beginBatch takes a connection from the pgx pool for a BatchTx.
+func (db *DB) beginBatch(ctx context.Context) (backend.Tx, error) {
+	c, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: begin: %w", err)
+	}
+	return &BatchTx{pool: db.pool, conn: c}, nil
+}
+
 // Close closes every connection: the pool's, waiting for those in use to be released, and the
 // idle ones of transactions (those in use are closed when their transaction ends).
 func (db *DB) Close() error {
-	db.tx.close()
+	if db.tx != nil {
+		db.tx.close()
+	}
 	db.pool.Close()
 	return nil
 }
@@ -222,15 +265,7 @@ func (t *Tx) CommitExec(ctx context.Context, query string, args ...any) (committ
 	err = t.run(ctx, true, true, rebindCached(query), args)
 	done, res := t.conn.nres, &t.conn.res
 	committed = done > 0 && res[0].verb == "COMMIT"
-	switch {
-	case done > 0 && !committed:
-		err = fmt.Errorf("postgres: commit: %w", pgx.ErrTxCommitRollback)
-	case err != nil && !committed:
-		err = fmt.Errorf("postgres: commit: %w", err)
-	case err != nil:
-		err = fmt.Errorf("postgres: exec: %w", err)
-	}
-	if err != nil {
+	if err = chainErr(done, committed, err); err != nil {
 		t.release() // a connection left in a transaction is closed
 		return committed, 0, err
 	}

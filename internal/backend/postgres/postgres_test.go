@@ -15,6 +15,7 @@ import (
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/backend/conformance"
 	"github.com/iobench/iobench/internal/backend/postgres"
+	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/service/servicetest"
 )
 
@@ -32,9 +33,49 @@ func open(t *testing.T, rawURL string, opts postgres.Options) *postgres.DB {
 	return conformance.Open(t, func(ctx context.Context) (*postgres.DB, error) { return postgres.Open(ctx, rawURL, opts) })
 }
 
+// withParam returns rawURL with the query parameter kv ("name=value") added.
+func withParam(rawURL, kv string) string {
+	if strings.Contains(rawURL, "?") {
+		return rawURL + "&" + kv
+	}
+	return rawURL + "?" + kv
+}
+
+// eachTxPath runs test once per way of speaking transactions, as a subtest named by the value
+// of postgres.TxParam, with the database URL that selects it.
+func eachTxPath(t *testing.T, test func(t *testing.T, u string)) {
+	for _, path := range []string{"wire", "pgx"} {
+		t.Run(path, func(t *testing.T) { test(t, withParam(databaseURL(t), postgres.TxParam+"="+path)) })
+	}
+}
+
 func TestConformance(t *testing.T) {
+	eachTxPath(t, func(t *testing.T, u string) {
+		conformance.SQL(t, func(t *testing.T) backend.SQL { return open(t, u, postgres.Options{MaxConns: 8}) })
+	})
+}
+
+// TestTxParam: the URL's iobench_tx picks the Tx (and never reaches the server, which would
+// refuse an unknown setting); a value other than wire or pgx is the user's to fix, on one line.
+func TestTxParam(t *testing.T) {
 	u := databaseURL(t)
-	conformance.SQL(t, func(t *testing.T) backend.SQL { return open(t, u, postgres.Options{MaxConns: 8}) })
+	for param, want := range map[string]string{"": "*postgres.Tx", "wire": "*postgres.Tx", "pgx": "*postgres.BatchTx"} {
+		raw := u
+		if param != "" {
+			raw = withParam(u, postgres.TxParam+"="+param)
+		}
+		db := open(t, raw, postgres.Options{MaxConns: 1})
+		tx := begin(t, db)
+		if got := fmt.Sprintf("%T", tx); got != want {
+			t.Errorf("%s=%q: Begin gave a %s, want a %s", postgres.TxParam, param, got, want)
+		}
+		tx.Rollback(t.Context())
+		db.Close()
+	}
+	_, err := postgres.Open(t.Context(), withParam(u, postgres.TxParam+"=libpq"), postgres.Options{})
+	if !errors.Is(err, fail.ErrBadInput) || !strings.Contains(err.Error(), "iobench_tx=libpq in the database URL: want wire or pgx") {
+		t.Errorf("iobench_tx=libpq: error %v, want bad input naming the values", err)
+	}
 }
 
 func TestPoolSize(t *testing.T) {
@@ -44,11 +85,7 @@ func TestPoolSize(t *testing.T) {
 	if got := db.MaxConns(); got != 7 {
 		t.Errorf("MaxConns with Options{7} = %d", got)
 	}
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
-	}
-	db2 := open(t, u+sep+"pool_max_conns=3", postgres.Options{MaxConns: 7})
+	db2 := open(t, withParam(u, "pool_max_conns=3"), postgres.Options{MaxConns: 7})
 	defer db2.Close()
 	if got := db2.MaxConns(); got != 3 {
 		t.Errorf("MaxConns with pool_max_conns=3 in the URL = %d, want the URL to win", got)
@@ -90,8 +127,10 @@ func TestInvalidURLHidesPassword(t *testing.T) {
 
 // TestTxBeginWithFirstStatement covers the Tx that sends BEGIN with its first statement: later
 // statements join the transaction, and a transaction whose statement failed cannot commit.
-func TestTxBeginWithFirstStatement(t *testing.T) {
-	db, table := scratchTable(t, 2)
+func TestTxBeginWithFirstStatement(t *testing.T) { eachTxPath(t, testTxBeginWithFirstStatement) }
+
+func testTxBeginWithFirstStatement(t *testing.T, u string) {
+	db, table := scratchTable(t, u, 2)
 	ctx := t.Context()
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 
@@ -133,8 +172,10 @@ func TestTxBeginWithFirstStatement(t *testing.T) {
 
 // TestTxCommitExec covers the chain of transactions on one connection: the commit of one and the
 // next one's first statement in one round trip, and which of them took effect when either fails.
-func TestTxCommitExec(t *testing.T) {
-	db, table := scratchTable(t, 1)
+func TestTxCommitExec(t *testing.T) { eachTxPath(t, testTxCommitExec) }
+
+func testTxCommitExec(t *testing.T, u string) {
+	db, table := scratchTable(t, u, 1)
 	ctx := t.Context()
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 	count := func(want int64) {
@@ -194,11 +235,11 @@ func TestTxCommitExec(t *testing.T) {
 	}
 }
 
-// scratchTable opens a pool of conns connections and creates a table (id int PRIMARY KEY) of its
-// own, both gone when the test ends.
-func scratchTable(t *testing.T, conns int) (*postgres.DB, string) {
+// scratchTable opens a pool of conns connections to u and creates a table (id int PRIMARY KEY)
+// of its own, both gone when the test ends.
+func scratchTable(t *testing.T, u string, conns int) (*postgres.DB, string) {
 	t.Helper()
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: conns})
+	db := open(t, u, postgres.Options{MaxConns: conns})
 	t.Cleanup(func() { db.Close() })
 	table := fmt.Sprintf("iobench_tx_%d", time.Now().UnixNano())
 	if _, err := db.Exec(t.Context(), "CREATE TABLE "+table+" (id int PRIMARY KEY)"); err != nil {
@@ -208,11 +249,14 @@ func scratchTable(t *testing.T, conns int) (*postgres.DB, string) {
 	return db, table
 }
 
+// begin begins a transaction, rolled back at the test's end if still open (so that a failed
+// test gives its connection back before the cleanups that need one).
 func begin(t *testing.T, db *postgres.DB) backend.Tx {
 	t.Helper()
 	tx, err := db.Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { tx.Rollback(context.Background()) })
 	return tx
 }

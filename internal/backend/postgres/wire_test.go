@@ -13,10 +13,10 @@ import (
 	"github.com/iobench/iobench/internal/backend/postgres"
 )
 
-// tableDB opens a one-connection DB and makes a table of its own with columns, dropped at the
-// test's end.
-func tableDB(t *testing.T, name, columns string) (*postgres.DB, string) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+// tableDB opens a one-connection DB to u and makes a table of its own with columns, dropped at
+// the test's end.
+func tableDB(t *testing.T, u, name, columns string) (*postgres.DB, string) {
+	db := open(t, u, postgres.Options{MaxConns: 1})
 	t.Cleanup(func() { db.Close() })
 	table := fmt.Sprintf("iobench_%s_%d", name, time.Now().UnixNano())
 	if _, err := db.Exec(t.Context(), "CREATE TABLE "+table+" ("+columns+")"); err != nil {
@@ -26,12 +26,18 @@ func tableDB(t *testing.T, name, columns string) (*postgres.DB, string) {
 	return db, table
 }
 
-// TestTxArguments covers what a transaction's statements take as arguments, each sent as text:
-// strings, integers, booleans, byte slices and nil (NULL); another type fails before anything
-// is sent, and the transaction goes on.
-func TestTxArguments(t *testing.T) {
+// refused is an argument that neither Tx nor BatchTx can send (pgx takes more types than Tx:
+// a float64 for an integer column, truncated, for one).
+var refused = struct{}{}
+
+// TestTxArguments covers what a transaction's statements take as arguments (by Tx each sent as
+// text): strings, integers, booleans, byte slices and nil (NULL); a type not taken fails before
+// anything is sent, and the transaction goes on.
+func TestTxArguments(t *testing.T) { eachTxPath(t, testTxArguments) }
+
+func testTxArguments(t *testing.T, u string) {
 	ctx := t.Context()
-	db, table := tableDB(t, "args", "id bigint PRIMARY KEY, s text, b bool, n int")
+	db, table := tableDB(t, u, "args", "id bigint PRIMARY KEY, s text, b bool, n int")
 	insert := "INSERT INTO " + table + " (id, s, b, n) VALUES (?, ?, ?, ?)"
 
 	tx := begin(t, db)
@@ -44,8 +50,8 @@ func TestTxArguments(t *testing.T) {
 			t.Fatalf("Exec%v = %d, %v", args, n, err)
 		}
 	}
-	if _, err := tx.Exec(ctx, insert, 3, "x", true, 1.5); err == nil {
-		t.Fatal("a float64 argument: no error")
+	if _, err := tx.Exec(ctx, insert, 3, "x", true, refused); err == nil {
+		t.Fatal("an argument of neither path's types: no error")
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatalf("Commit after a refused argument: %v", err)
@@ -64,13 +70,15 @@ func TestTxArguments(t *testing.T) {
 
 // TestTxRefusedFirstStatement: a first statement refused before it was sent leaves BEGIN to the
 // next one, so that a rollback still undoes it (not a statement run outside the transaction).
-func TestTxRefusedFirstStatement(t *testing.T) {
+func TestTxRefusedFirstStatement(t *testing.T) { eachTxPath(t, testTxRefusedFirstStatement) }
+
+func testTxRefusedFirstStatement(t *testing.T, u string) {
 	ctx := t.Context()
-	db, table := tableDB(t, "refused", "id bigint PRIMARY KEY")
+	db, table := tableDB(t, u, "refused", "id bigint PRIMARY KEY")
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 	tx := begin(t, db)
-	if _, err := tx.Exec(ctx, insert, 1.5); err == nil {
-		t.Fatal("a float64 argument: no error")
+	if _, err := tx.Exec(ctx, insert, refused); err == nil {
+		t.Fatal("an argument of neither path's types: no error")
 	}
 	if n, err := tx.Exec(ctx, insert, 1); err != nil || n != 1 {
 		t.Fatalf("Exec after the refused one = %d, %v", n, err)
@@ -85,8 +93,10 @@ func TestTxRefusedFirstStatement(t *testing.T) {
 
 // TestTxServerErrors covers the server's errors: returned as pgx would (a *pgconn.PgError), and
 // a statement that failed to prepare is prepared again next time on the same connection.
-func TestTxServerErrors(t *testing.T) {
-	db := open(t, databaseURL(t), postgres.Options{MaxConns: 1})
+func TestTxServerErrors(t *testing.T) { eachTxPath(t, testTxServerErrors) }
+
+func testTxServerErrors(t *testing.T, u string) {
+	db := open(t, u, postgres.Options{MaxConns: 1})
 	t.Cleanup(func() { db.Close() })
 	ctx := t.Context()
 	for range 2 {
@@ -111,8 +121,10 @@ func TestTxServerErrors(t *testing.T) {
 
 // TestTxConnectionLost covers a transaction whose connection the server ends: its statements
 // fail, and the next transaction runs on a new connection.
-func TestTxConnectionLost(t *testing.T) {
-	db, table := scratchTable(t, 1)
+func TestTxConnectionLost(t *testing.T) { eachTxPath(t, testTxConnectionLost) }
+
+func testTxConnectionLost(t *testing.T, u string) {
+	db, table := scratchTable(t, u, 2) // one for the transaction, one to end its backend
 	ctx := t.Context()
 	insert := "INSERT INTO " + table + " (id) VALUES (?)"
 	tx := begin(t, db)
