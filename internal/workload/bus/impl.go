@@ -29,7 +29,7 @@ func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
 		cfg.Topology = TopologyOf(inst.Manifest)
 	}
 	cfg.Impl, cfg.Variant, cfg.Expect = inst.Manifest.Name, v.Name, v.Expect
-	cfg.RestartBroker = SectionOf(inst.Manifest).RestartBroker
+	cfg.RestartBroker = ManifestOf(inst.Manifest).RestartBroker
 	cfg.Mode = v.Mode
 }
 

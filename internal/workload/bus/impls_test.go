@@ -109,7 +109,7 @@ func TestBusImplsRestartBroker(t *testing.T) {
 	st := privateDB(t, restartableStack(t))
 	langs := map[string]bool{}
 	for _, m := range impls {
-		survivors := SectionOf(m).RestartBroker
+		survivors := ManifestOf(m).RestartBroker
 		if len(survivors) == 0 {
 			continue
 		}

@@ -8,11 +8,11 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 )
 
-// Section is what a consumer impl's manifest declares under workloads.bus: its queues (the
+// Manifest is what a consumer impl's manifest declares under workloads.bus: its queues (the
 // command queue, then the durable profile's event queue if it has that profile), the exchange its
 // commands go through (none: the default exchange), the brokers and databases it speaks, and the
 // variants that survive a broker restart (restart_broker: they reconnect and consume again).
-type Section struct {
+type Manifest struct {
 	Queues []string `yaml:"queues"`
 	// Exchange is the named exchange the impl's commands (and, as the seed had it, its events)
 	// go through, bound to the first queue; nil means the default exchange (routing key = queue
@@ -38,9 +38,9 @@ type Exchange struct {
 var section = impl.NewSection("{queues: [...], exchange: {name, type, routing_key}, brokers, databases, restart_broker: [VARIANT...]}",
 	checkSection)
 
-// SectionOf returns the bus section m declares (a zero one when it declares none).
-func SectionOf(m *impl.Manifest) *Section {
-	s, _ := impl.SectionOf[Section](m, Name)
+// ManifestOf returns the bus section m declares (a zero one when it declares none).
+func ManifestOf(m *impl.Manifest) *Manifest {
+	s, _ := impl.SectionOf[Manifest](m, Name)
 	return s
 }
 
@@ -55,7 +55,7 @@ var (
 
 // checkSection checks a bus section: one or two queues, a usable exchange, known brokers and
 // databases, and the variants that survive a broker restart.
-func checkSection(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
+func checkSection(m *impl.Manifest, f string, w *Manifest, add impl.ProblemFunc) {
 	switch {
 	case len(w.Queues) == 0:
 		add(f+".queues", "missing", "list the queues the impl consumes and publishes to")
@@ -91,7 +91,7 @@ func checkSection(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) 
 
 // checkRestartBroker checks restart_broker: declared variants, each once, of an impl with a
 // durable profile (a restart keeps only durable queues and persistent messages).
-func checkRestartBroker(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
+func checkRestartBroker(m *impl.Manifest, f string, w *Manifest, add impl.ProblemFunc) {
 	if len(w.RestartBroker) > 0 && len(w.Queues) < 2 {
 		add(f+".restart_broker", "no durable profile", "a broker restart keeps only the durable profile's messages: list its event queue in queues, or drop restart_broker")
 	}
@@ -127,7 +127,7 @@ var DefaultTopology = Topology{Queue: CommandsQueue, EventQueue: EventsQueue,
 
 // TopologyOf returns the topology a manifest declares for the bus.
 func TopologyOf(m *impl.Manifest) Topology {
-	w := SectionOf(m)
+	w := ManifestOf(m)
 	t := Topology{Brokers: w.Brokers, Databases: w.Databases}
 	if len(w.Queues) > 0 {
 		t.Queue = w.Queues[0]

@@ -59,7 +59,7 @@ func consumerOf(t workload.Target, r scenario.Run, route string) *consumer {
 	if on, _ := r.Params["consumers"].(bool); !on {
 		return nil
 	}
-	argv := SectionOf(t.Inst.Manifest).Consumers[route]
+	argv := ManifestOf(t.Inst.Manifest).Consumers[route]
 	if len(argv) == 0 {
 		return nil
 	}

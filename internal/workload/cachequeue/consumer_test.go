@@ -90,7 +90,7 @@ func pushLeftovers(t *testing.T, redisURL string, n int64) {
 func withConsumer(target workload.Target, route string, argv ...string) workload.Target {
 	m := *target.Inst.Manifest
 	m.Workloads = maps.Clone(m.Workloads)
-	w := *SectionOf(&m)
+	w := *ManifestOf(&m)
 	w.Consumers = map[string][]string{route: argv}
 	m.Workloads[Name] = &w
 	inst := *target.Inst
@@ -146,7 +146,7 @@ func TestConsumerReport(t *testing.T) {
 // TestConsumerOf: a run asks for the route's consumer, and gets it only where the impl declares
 // one, pinned as the impl is; the text says what it did, or that none ran.
 func TestConsumerOf(t *testing.T) {
-	m := &impl.Manifest{Name: "php-x", Workloads: map[string]any{Name: &Section{Consumers: map[string][]string{"/queue/zmq": {"php", "zmqserver.php"}}}}}
+	m := &impl.Manifest{Name: "php-x", Workloads: map[string]any{Name: &Manifest{Consumers: map[string][]string{"/queue/zmq": {"php", "zmqserver.php"}}}}}
 	target := workload.Target{Inst: &impl.Installation{Manifest: m}}
 	run := func(on bool) scenario.Run { return scenario.Run{Params: map[string]any{"consumers": on}} }
 	if c := consumerOf(target, run(false), "/queue/zmq"); c != nil {

@@ -12,10 +12,10 @@ import (
 // Consumable are the routes whose messages a consumer can take: the queue routes with a store.
 var Consumable = []string{"/queue/zmq", "/queue/redis", "/queue/predis"}
 
-// Section is what an impl declares under workloads.cachequeue: the routes it serves and, if it
+// Manifest is what an impl declares under workloads.cachequeue: the routes it serves and, if it
 // has them, the consumers iobench may run beside it, one command per queue route
 // (consumers: {/queue/zmq: [php, zmqserver.php]}), run in the impl's folder.
-type Section struct {
+type Manifest struct {
 	impl.HTTP `yaml:",inline"`
 	Consumers map[string][]string `yaml:"consumers"`
 }
@@ -23,13 +23,13 @@ type Section struct {
 // manifestSection is cachequeue's manifest section, registered with the workload.
 var manifestSection = impl.NewSection("{routes: [PATH...], consumers: {QUEUE-ROUTE: [command...]}}", checkConsumers)
 
-// SectionOf returns the cachequeue section m declares (a zero one when it declares none).
-func SectionOf(m *impl.Manifest) *Section {
-	s, _ := impl.SectionOf[Section](m, Name)
+// ManifestOf returns the cachequeue section m declares (a zero one when it declares none).
+func ManifestOf(m *impl.Manifest) *Manifest {
+	s, _ := impl.SectionOf[Manifest](m, Name)
 	return s
 }
 
-func checkConsumers(_ *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
+func checkConsumers(_ *impl.Manifest, f string, w *Manifest, add impl.ProblemFunc) {
 	routes := make([]string, 0, len(w.Consumers))
 	for r := range w.Consumers {
 		routes = append(routes, r)

@@ -16,8 +16,8 @@ func TestManifestConsumers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := SectionOf(m).Consumers["/queue/zmq"]; strings.Join(got, " ") != "php zmqserver.php" || strings.Join(m.Routes(Name), " ") != "/queue/zmq /queue/redis" {
-		t.Fatalf("consumers %v, routes %v", SectionOf(m).Consumers, m.Routes(Name))
+	if got := ManifestOf(m).Consumers["/queue/zmq"]; strings.Join(got, " ") != "php zmqserver.php" || strings.Join(m.Routes(Name), " ") != "/queue/zmq /queue/redis" {
+		t.Fatalf("consumers %v, routes %v", ManifestOf(m).Consumers, m.Routes(Name))
 	}
 	bad := head + "    routes: [/queue/zmq, /cache/redis]\n" +
 		"    consumers: {/cache/redis: [php, x.php], /queue/redis: [php, redispopper.php], /queue/zmq: [], /queue/predis: [php, \"\"]}\n"

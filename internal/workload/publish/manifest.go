@@ -8,9 +8,9 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 )
 
-// Section is what a publisher impl's manifest declares under workloads.publish: the settings of
+// Manifest is what a publisher impl's manifest declares under workloads.publish: the settings of
 // each of its variants (queue, count, concurrency, persistence, confirms), by variant name.
-type Section struct {
+type Manifest struct {
 	Variants map[string]Settings `yaml:"variants"`
 }
 
@@ -28,15 +28,15 @@ type Settings struct {
 // section is publish's manifest section, registered with the workload.
 var section = impl.NewSection("{variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count}}}", checkSettings)
 
-// SectionOf returns the publish section m declares (a zero one when it declares none).
-func SectionOf(m *impl.Manifest) *Section {
-	s, _ := impl.SectionOf[Section](m, Name)
+// ManifestOf returns the publish section m declares (a zero one when it declares none).
+func ManifestOf(m *impl.Manifest) *Manifest {
+	s, _ := impl.SectionOf[Manifest](m, Name)
 	return s
 }
 
 // checkSettings checks that every variant has publish settings, every settings entry names a
 // variant, and each entry is complete.
-func checkSettings(m *impl.Manifest, f string, w *Section, add impl.ProblemFunc) {
+func checkSettings(m *impl.Manifest, f string, w *Manifest, add impl.ProblemFunc) {
 	declared := map[string]bool{}
 	for _, v := range m.Variants {
 		declared[v.Name] = true
@@ -77,6 +77,6 @@ func settings(m *impl.Manifest, variant string) (impl.Variant, Settings, bool) {
 	if !ok {
 		return impl.Variant{}, Settings{}, false
 	}
-	s, ok := SectionOf(m).Variants[v.Name]
+	s, ok := ManifestOf(m).Variants[v.Name]
 	return v, s, ok
 }
