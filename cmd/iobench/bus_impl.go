@@ -13,6 +13,7 @@ import (
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/bus"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 // busImplFlags pick a consumer impl from impls/ for `iobench bus`.
@@ -48,7 +49,7 @@ func (f *busImplFlags) apply(cmd *cobra.Command, cfg *bus.Config, svc *bus.Servi
 	if root == "" {
 		root = impl.DefaultRoot()
 	}
-	inst, err := installImpl(cmd.Context(), root, name, stateDir, log)
+	inst, err := runone.Install(cmd.Context(), root, name, stateDir, log)
 	if err != nil {
 		return err
 	}

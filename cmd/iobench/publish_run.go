@@ -9,6 +9,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 func runPublish(cmd *cobra.Command, f *publishFlags) error {
@@ -46,7 +47,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	}
 	var inst *impl.Installation
 	if name != "" {
-		if inst, err = installImpl(ctx, f.root(), name, f.stateDir, log); err != nil {
+		if inst, err = runone.Install(ctx, f.root(), name, f.stateDir, log); err != nil {
 			return err
 		}
 		if _, ok := inst.Manifest.Variant(variant); !ok {
@@ -92,7 +93,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 		rec, runErr = publish.Run(ctx, cfg)
 	}
 	prog.Done()
-	return emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
+	return runone.Emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
 }
 
 // implRef returns the impl and variant --impl names (NAME or NAME:VARIANT; "" for the impl's

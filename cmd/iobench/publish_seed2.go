@@ -12,6 +12,7 @@ import (
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 func newSeed2Cmd() *cobra.Command {
@@ -73,7 +74,7 @@ installed into virtualenvs under the state directory on first use (pip, from PyP
 			insts := map[string]*impl.Installation{}
 			for name := range needs {
 				prog.Line("installing %s...", name)
-				inst, err := installImpl(ctx, b.root(), name, b.stateDir, log)
+				inst, err := runone.Install(ctx, b.root(), name, b.stateDir, log)
 				if err != nil {
 					prog.Done()
 					return err

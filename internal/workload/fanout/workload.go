@@ -29,6 +29,7 @@ func init() {
 			}
 			return rec.Fanout.Overlap, true
 		}},
+		Command: newCommand, Serve: serveCommands,
 	})
 }
 
