@@ -80,22 +80,6 @@ func (br *pubBroker) close(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// installImpl finds, installs and checks an impl; every failure is bad input (exit 2).
-func installImpl(ctx context.Context, root, name, stateDir string, log *slog.Logger) (*impl.Installation, error) {
-	m, err := impl.Find(root, name)
-	if err != nil {
-		return nil, cli.BadInput("%v", err)
-	}
-	inst, err := impl.Install(ctx, m, impl.InstallOptions{StateDir: stateDir, Logger: log})
-	if err != nil {
-		return nil, cli.BadInput("%v", err)
-	}
-	if err := inst.Check(ctx); err != nil {
-		return nil, cli.BadInput("%v", err)
-	}
-	return inst, nil
-}
-
 func (br *pubBroker) label() string {
 	if br.inst == nil {
 		return "RabbitMQ at " + service.Redact(br.url)

@@ -14,6 +14,7 @@ import (
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload/bus"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 func init() { subcommands = append(subcommands, newBusCmd) }
@@ -135,11 +136,11 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	rec, runErr := bus.RunOne(cmd.Context(), target, o)
 	prog.Done()
 	if rec != nil && runErr != nil && flawOnly(rec, runErr) {
-		if err := emit(cmd, rec, nil, f.jsonPath, bus.WriteSummary, ""); err != nil {
+		if err := runone.Emit(cmd, rec, nil, f.jsonPath, bus.WriteSummary, ""); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "%s: %v\n", report.StatusText(report.StatusFlaw, rec.Expect), runErr)
 		return nil
 	}
-	return emit(cmd, rec, runErr, f.jsonPath, bus.WriteSummary, "interrupted; the partial result is above")
+	return runone.Emit(cmd, rec, runErr, f.jsonPath, bus.WriteSummary, "interrupted; the partial result is above")
 }

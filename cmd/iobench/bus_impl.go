@@ -12,6 +12,7 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/bus"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 // busImplFlags pick the consumer of `iobench bus`: an impl from impls/ (go-bus by default), or a
@@ -55,7 +56,7 @@ func (f *busFlags) target(cmd *cobra.Command, log *slog.Logger) (workload.Target
 	if root == "" {
 		root = impl.DefaultRoot()
 	}
-	inst, err := installImpl(cmd.Context(), root, name, f.stateDir, log)
+	inst, err := runone.Install(cmd.Context(), root, name, f.stateDir, log)
 	if err != nil {
 		return workload.Target{}, err
 	}

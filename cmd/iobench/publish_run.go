@@ -10,6 +10,7 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 // runPublish turns the flags into one publish run (publish.RunOne): the impl --impl names, with
@@ -38,7 +39,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	}
 	var target workload.Target
 	if ref != "" {
-		if target, err = implTarget(cmd, f.implsDir, f.stateDir, ref, publish.Name); err != nil {
+		if target, err = runone.Target(cmd.Context(), f.implsDir, f.stateDir, ref, publish.Name); err != nil {
 			return err
 		}
 		onImpl(fs.Changed, &cfg)
@@ -62,7 +63,7 @@ func runPublish(cmd *cobra.Command, f *publishFlags) error {
 	}
 	rec, runErr := publish.RunOne(ctx, target, cfg, br.inst)
 	prog.Done()
-	return emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
+	return runone.Emit(cmd, rec, runErr, f.jsonPath, publish.WriteSummary, "interrupted; the summary covers the part that ran")
 }
 
 // onImpl keeps, of the settings an impl's variant gives, only those the user gave: -n, -P and

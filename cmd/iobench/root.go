@@ -7,10 +7,12 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/sut"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // subcommands holds the constructors of the top-level commands; each command's file adds its own
-// in an init function, so that commands live in files of their own.
+// in an init function, so that commands live in files of their own. A workload's own command
+// comes from its package (workload.Commands).
 var subcommands []func() *cobra.Command
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -24,6 +26,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	for _, sub := range subcommands {
 		root.AddCommand(sub())
 	}
+	root.AddCommand(workload.Commands()...)
 	cli.Strict(root)
 	return root
 }

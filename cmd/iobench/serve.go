@@ -1,8 +1,13 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
 
-// serveSubcommands holds the constructors of `iobench serve X`; each built-in SUT's file adds its own.
+	"github.com/iobench/iobench/internal/workload"
+)
+
+// serveSubcommands holds the constructors of `iobench serve X` defined in this package; the
+// registered workloads give the others (workload.ServeCommands).
 var serveSubcommands []func() *cobra.Command
 
 func init() { subcommands = append(subcommands, newServeCmd) }
@@ -15,5 +20,6 @@ func newServeCmd() *cobra.Command {
 	for _, sub := range serveSubcommands {
 		cmd.AddCommand(sub())
 	}
+	cmd.AddCommand(workload.ServeCommands()...)
 	return cmd
 }

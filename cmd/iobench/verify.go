@@ -10,6 +10,7 @@ import (
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
 func init() { subcommands = append(subcommands, newVerifyCmd) }
@@ -60,7 +61,7 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, ref string, count int) error 
 		return cli.BadInput("-n %d: use a positive count", count)
 	}
 	name, variant := impl.ParseRef(ref)
-	inst, err := installImpl(ctx, b.root(), name, b.stateDir, log)
+	inst, err := runone.Install(ctx, b.root(), name, b.stateDir, log)
 	if err != nil {
 		return err
 	}

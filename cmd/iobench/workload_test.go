@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -16,7 +19,8 @@ import (
 
 // The example workload shows the whole contract in one place: a workload is a Register call
 // with its scenario parameters and its run; iobench run, the summary and the report need
-// nothing else. It hashes a buffer n times and reports the rate.
+// nothing else, and its own command and serve command join iobench's from here. It hashes a
+// buffer n times and reports the rate.
 func init() {
 	workload.Register(workload.Workload{
 		Name:    "example-sha256",
@@ -24,8 +28,27 @@ func init() {
 		Spec: scenario.WorkloadSpec{Params: map[string]scenario.ParamSpec{
 			"n": {Type: scenario.Int, Check: scenario.Positive, Doc: "hashes to compute"},
 		}},
-		Run: runExample,
+		Run:     runExample,
+		Command: func() *cobra.Command { return exampleCommand("example-sha256", "hashes computed") },
+		Serve:   []func() *cobra.Command{func() *cobra.Command { return exampleCommand("example-sha256", "hashes served") }},
 	})
+}
+
+// exampleCommand computes -n hashes and says how many, as what.
+func exampleCommand(use, what string) *cobra.Command {
+	var n int64
+	cmd := &cobra.Command{Use: use, Short: "Hash a buffer n times", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r := scenario.Run{Workload: use, Impl: "go-sha256", Params: map[string]any{"n": n}}
+			rec, err := runExample(cmd.Context(), &workload.Env{}, r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d %s\n", rec.Counts.Succeeded, what)
+			return nil
+		}}
+	cmd.Flags().Int64VarP(&n, "number", "n", 1, "hashes to compute")
+	return cmd
 }
 
 func runExample(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, error) {
@@ -45,6 +68,29 @@ func runExample(ctx context.Context, e *workload.Env, r scenario.Run) (*result.R
 		Counts:     result.Counts{Attempted: done, Succeeded: done},
 		Throughput: result.Throughput{Unit: "hash/s", Mean: float64(done) / took.Seconds()},
 	}, ctx.Err()
+}
+
+// TestExampleWorkloadCommands: the example workload's own command and its serve command are
+// iobench's, with their flags, though no file of this package but the test defines them.
+func TestExampleWorkloadCommands(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"example-sha256", "-n", "300"}, "300 hashes computed\n"},
+		{[]string{"serve", "example-sha256", "-n", "200"}, "200 hashes served\n"},
+	} {
+		if code, stdout, stderr := runCLI(tc.args...); code != 0 || stdout != tc.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	code, stdout, _ := runCLI("--help")
+	if code != 0 || !strings.Contains(stdout, "example-sha256 Hash a buffer n times") {
+		t.Errorf("iobench --help: exit %d, no line for the example's command:\n%s", code, stdout)
+	}
+	if code, _, stderr := runCLI("serve", "example-sha256", "--bogus"); code != 2 || !strings.Contains(stderr, "unknown flag: --bogus; see 'iobench serve example-sha256 --help'") {
+		t.Errorf("serve example-sha256 --bogus: exit %d, stderr %q; want exit 2 naming the command", code, stderr)
+	}
 }
 
 // TestExampleWorkloadEndToEnd runs a workload defined in this test file through `iobench run`:

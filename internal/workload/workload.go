@@ -1,8 +1,8 @@
 // Package workload is the contract every workload fulfils and the registry it joins. A workload
 // is one package under internal/workload/ that calls Register from an init function; the
 // executable imports it once (cmd/iobench/workloads.go). The scenario parser (Known), the suite
-// (Run), `iobench verify` (Verify) and `iobench report` (Text) iterate the registry, so no code
-// outside a workload's package names it.
+// (Run), `iobench verify` (Verify), `iobench report` (Text) and the executable's command tree
+// (Commands, ServeCommands) iterate the registry, so no code outside a workload's package names it.
 package workload
 
 import (
@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
+
+	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/impl"
@@ -67,6 +69,13 @@ type Workload struct {
 	// Roles are the services the workload's runs need, by the scenario's role name (services:),
 	// so that a suite can skip, before any run, the runs whose local server is not installed.
 	Roles map[string]service.Role
+	// Command builds the workload's own top-level command (`iobench fanout`), a one-run adapter
+	// over its Run; nil for none. The executable adds it to its root (Commands).
+	Command func() *cobra.Command
+	// Serve builds the `iobench serve NAME` commands of the workload's Go systems under test,
+	// which its Go impls' manifests start (fanout: fanout and its upstream); nil for none
+	// (ServeCommands).
+	Serve []func() *cobra.Command
 }
 
 // Env is what a suite gives the runs of a workload.

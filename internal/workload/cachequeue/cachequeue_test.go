@@ -3,17 +3,12 @@ package cachequeue
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,40 +19,19 @@ import (
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/sut"
 	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
 
 // TestMain lets the test binary stand in for iobench when go-cachequeue's manifest runs
-// `iobench serve cachequeue`, from the environment the run gives it.
+// `iobench serve cachequeue`: it runs the real command, from the environment the run gives it.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == "serve" && os.Args[2] == Name {
-		if err := serveFromEnv(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	workloadtest.ServeMain()
 	servicetest.MainWithDir(m, &implState)
 }
 
 // implState is the state directory of every impl the tests install (TestMain makes it): each
 // impl is installed once for the binary, not once per test.
 var implState string
-
-func serveFromEnv() error {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	workers, _ := strconv.Atoi(os.Getenv(env.Concurrency))
-	s := &Service{Workers: workers, Addrs: Addrs{Redis: os.Getenv(env.RedisURL), Memcached: os.Getenv(env.MemcachedAddr), ZMQ: os.Getenv(env.ZMQEndpoint)}}
-	if err := s.Open(ctx); err != nil {
-		return err
-	}
-	defer s.Close()
-	ln, err := net.Listen("tcp", os.Getenv(env.Listen))
-	if err != nil {
-		return err
-	}
-	return s.Serve(ctx, ln)
-}
 
 // TestCheck covers the count check's verdicts: exact, within the requests that got no answer,
 // too few, too many, and a fake route that moved a store.

@@ -1,63 +1,32 @@
 package fanout
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/iobench/iobench/internal/engine"
-	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
 	"github.com/iobench/iobench/internal/workload"
-	"github.com/iobench/iobench/internal/workload/web"
+	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
 
 // TestMain lets the test binary stand in for iobench when a run starts `iobench serve upstream`
-// or go-fanout's `iobench serve fanout`, as the real commands do it from the same environment.
+// or go-fanout's `iobench serve fanout`: it runs the real command.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == "serve" {
-		if err := serve(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	workloadtest.ServeMain()
 	os.Exit(m.Run())
-}
-
-func serve(what string) error {
-	ms := func(name string, def time.Duration) time.Duration {
-		if d, err := ParseMillis(os.Getenv(name)); err == nil {
-			return d
-		}
-		return def
-	}
-	var h http.Handler = &Upstream{Delay: ms(env.UpstreamDelay, DefaultDelay)}
-	if what == Name {
-		h = (&Service{Upstream: os.Getenv(env.UpstreamURL), Work: ms(env.WorkMS, DefaultWork)}).Handler()
-	}
-	ln, err := net.Listen("tcp", os.Getenv(env.Listen))
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	return web.Serve(ctx, ln, h)
 }
 
 const implsRoot = "../../../impls"

@@ -29,7 +29,8 @@ func init() {
 			}
 			return 0, false
 		}},
-		Tables: []workload.TableFunc{overlapTable},
+		Tables:  []workload.TableFunc{overlapTable},
+		Command: newCommand, Serve: serveCommands,
 	})
 }
 

@@ -23,7 +23,7 @@ func init() {
 	spec.Params["keepalive"] = scenario.ParamSpec{Type: scenario.Bool, Default: true,
 		Doc: "keep connections open between requests (wrk's way); false closes after each (ab without -k)"}
 	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: impl.HTTPSection, Run: run, Verify: verify,
-		Text: web.Text, Flaw: flaw})
+		Text: web.Text, Flaw: flaw, Serve: serveCommands})
 }
 
 // run starts the run's impl and loads GET /, every response checked: status 200, body Body.

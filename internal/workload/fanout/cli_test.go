@@ -1,4 +1,4 @@
-package main
+package fanout
 
 import (
 	"path/filepath"
@@ -6,13 +6,17 @@ import (
 	"testing"
 
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/workload/fanout"
+	"github.com/iobench/iobench/internal/workload/workloadtest"
+
+	// The hello workload, registered so that go-hello is an impl this test binary knows: one
+	// that does not declare fanout.
+	_ "github.com/iobench/iobench/internal/workload/hello"
 )
 
 // TestFanoutBadInput checks that every mistake on the fanout command line is one line and exit 2,
 // before anything starts.
 func TestFanoutBadInput(t *testing.T) {
-	impls := []string{"--impls-dir", "../../impls", "--state-dir", t.TempDir()}
+	impls := []string{"--impls-dir", implsRoot, "--state-dir", t.TempDir()}
 	tests := []struct {
 		name string
 		args []string
@@ -36,7 +40,7 @@ func TestFanoutBadInput(t *testing.T) {
 			if args[0] == "fanout" {
 				args = append(append([]string{}, args...), impls...)
 			}
-			code, _, stderr := runCLI(args...)
+			code, _, stderr := workloadtest.Run(args...)
 			if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q: want exit 2 and one line containing %q", code, stderr, tt.want)
 			}
@@ -50,17 +54,17 @@ func TestFanoutBadInput(t *testing.T) {
 func TestFanoutCommand(t *testing.T) {
 	state := t.TempDir()
 	path := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runCLI("fanout", "--impl", "go-fanout", "--route", "/async-overlap", "-c", "5", "-n", "100",
-		"--warmup", "200ms", "--quiet", "--json", path, "--impls-dir", "../../impls", "--state-dir", state)
+	code, stdout, stderr := workloadtest.Run("fanout", "--impl", "go-fanout", "--route", "/async-overlap", "-c", "5", "-n", "100",
+		"--warmup", "200ms", "--quiet", "--json", path, "--impls-dir", implsRoot, "--state-dir", state)
 	if code != 0 || !strings.Contains(stdout, "Overlap ratio") || !strings.Contains(stdout, "exactly one upstream call per request") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	rec, err := result.Load(path)
-	if err != nil || fanout.Section(rec) == nil || !fanout.Section(rec).CallsVerified || rec.Counts.Succeeded != 100 || rec.Mode != "async-overlap" {
+	if err != nil || Section(rec) == nil || !Section(rec).CallsVerified || rec.Counts.Succeeded != 100 || rec.Mode != "async-overlap" {
 		t.Fatalf("record %+v, %v", rec, err)
 	}
-	code, _, stderr = runCLI("fanout", "--impl", "python-badcalls:twice", "-c", "2", "-n", "20", "--warmup", "0", "--quiet",
-		"--impls-dir", "../../internal/workload/fanout/testdata/impls", "--state-dir", state)
+	code, _, stderr = workloadtest.Run("fanout", "--impl", "python-badcalls:twice", "-c", "2", "-n", "20", "--warmup", "0", "--quiet",
+		"--impls-dir", "testdata/impls", "--state-dir", state)
 	if code != 1 || !strings.Contains(stderr, "the upstream counted 40 calls for 20 responses (warm-up included; 2.00 per request)") {
 		t.Fatalf("twice: exit %d, stderr %q; want exit 1 with the counts", code, stderr)
 	}

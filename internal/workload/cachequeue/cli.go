@@ -1,8 +1,7 @@
-package main
+package cachequeue
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"time"
 
@@ -10,23 +9,23 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
-	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
-	"github.com/iobench/iobench/internal/workload/cachequeue"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
-func init() { subcommands = append(subcommands, newCachequeueCmd) }
-
-type cachequeueFlags struct {
-	opts cachequeue.Options
-	implRun
+// flags are `iobench cachequeue`'s: one run's options and the impl to run.
+type flags struct {
+	opts Options
+	runone.Flags
 }
 
-func newCachequeueCmd() *cobra.Command {
-	f := cachequeueFlags{opts: cachequeue.Options{Route: "/cache/redis"}}
+// newCommand is `iobench cachequeue` (workload.Workload.Command): one route of an impl, as a
+// one-run suite would measure it.
+func newCommand() *cobra.Command {
+	f := flags{opts: Options{Route: "/cache/redis"}}
 	cmd := &cobra.Command{
-		Use:   cachequeue.Name,
+		Use:   Name,
 		Short: "Seed 3: cache and queue drivers behind HTTP, every increment and push counted in the store",
 		Long: `Start the impl with the addresses of its stores (Redis, Memcached: the environment's, those of
 'iobench services up', or started for the run; a ZeroMQ endpoint of its own) and load one route as
@@ -44,11 +43,11 @@ the store's change plus what it received must match, and its drain rate and lag 
   iobench cachequeue --impl php-cachequeue --route /queue/zmq -c 20 -d 10s --json zmq.json
   iobench cachequeue --impl php-cachequeue --route /queue/zmq --consumers`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCachequeue(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCommand(cmd, &f) },
 	}
 	fs := cmd.Flags()
 	o := &f.opts
-	f.implRun.add(fs, "php-cachequeue")
+	f.Flags.Add(fs, "php-cachequeue")
 	fs.StringVar(&o.Route, "route", o.Route, "the route to load, e.g. /cache/redis or /queue/zmq")
 	fs.IntVarP(&o.Connections, "connections", "c", 20, "connections kept open (the seed's wrk -c20)")
 	fs.IntVarP(&o.Threads, "threads", "t", 0, "generator threads (default min(2, connections))")
@@ -60,30 +59,10 @@ the store's change plus what it received must match, and its drain rate and lag 
 	return cmd
 }
 
-func runCachequeue(cmd *cobra.Command, f *cachequeueFlags) error {
-	return f.run(cmd, cachequeue.Name, f.opts.Check,
+func runCommand(cmd *cobra.Command, f *flags) error {
+	return f.Run(cmd, Name, f.opts.Check,
 		func(ctx context.Context, t workload.Target, onSecond func(engine.Snapshot)) (*result.Record, error) {
 			f.opts.OnSecond, f.opts.Command = onSecond, os.Args
-			return cachequeue.RunOne(ctx, t, f.opts)
-		}, cachequeue.Text)
-}
-
-// implTarget installs and checks the impl NAME[:VARIANT] for a one-run command of workload w.
-func implTarget(cmd *cobra.Command, implsDir, stateDir, ref, w string) (workload.Target, error) {
-	if implsDir == "" {
-		implsDir = impl.DefaultRoot()
-	}
-	name, vname := impl.ParseRef(ref)
-	inst, err := installImpl(cmd.Context(), implsDir, name, stateDir, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return workload.Target{}, err
-	}
-	if _, ok := inst.Manifest.Workloads[w]; !ok {
-		return workload.Target{}, cli.BadInput("impl %s does not declare the %s workload; see 'iobench impls'", name, w)
-	}
-	v, ok := inst.Manifest.Variant(vname)
-	if !ok {
-		return workload.Target{}, cli.BadInput("%v", inst.Manifest.UnknownVariant(vname))
-	}
-	return workload.Target{Inst: inst, Variant: v}, nil
+			return RunOne(ctx, t, f.opts)
+		}, Text)
 }

@@ -1,4 +1,4 @@
-package main
+package fanout
 
 import (
 	"context"
@@ -11,20 +11,21 @@ import (
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
-	"github.com/iobench/iobench/internal/workload/fanout"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
-func init() { subcommands = append(subcommands, newFanoutCmd) }
-
-type fanoutFlags struct {
-	opts fanout.Options
-	implRun
+// flags are `iobench fanout`'s: one run's options and the impl to run.
+type flags struct {
+	opts Options
+	runone.Flags
 }
 
-func newFanoutCmd() *cobra.Command {
-	f := fanoutFlags{opts: fanout.Options{Route: "/sync"}}
+// newCommand is `iobench fanout` (workload.Workload.Command): one run of an impl, as a one-run
+// suite would measure it.
+func newCommand() *cobra.Command {
+	f := flags{opts: Options{Route: "/sync"}}
 	cmd := &cobra.Command{
-		Use:   fanout.Name,
+		Use:   Name,
 		Short: "Seed 5: a service calling an upstream with a sync and an async client; did the call and the work overlap?",
 		Long: `Start iobench's upstream ({"foo":"bar"} after --delay, every call counted) and the impl with
 IOBENCH_UPSTREAM_URL, then load one route as ab does (-c connections, -n requests; or -d, and -R
@@ -41,11 +42,11 @@ and the tail of the latency are reported apart.`,
   iobench fanout --impl python-fanout --route /async -c 5 -n 100
   iobench fanout --impl node-fanout --route /async-overlap -c 10 -d 10s --json fanout.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runFanout(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCommand(cmd, &f) },
 	}
 	fs := cmd.Flags()
 	o := &f.opts
-	f.implRun.add(fs, "go-fanout")
+	f.Flags.Add(fs, "go-fanout")
 	fs.StringVar(&o.Route, "route", o.Route, "/sync, /async or /async-overlap")
 	fs.IntVarP(&o.Connections, "connections", "c", 10, "connections, each waiting for its response (ab's -c)")
 	fs.Int64VarP(&o.Requests, "requests", "n", 300, "requests in all after the warm-up (ab's -n)")
@@ -54,19 +55,19 @@ and the tail of the latency are reported apart.`,
 	fs.IntVarP(&o.Threads, "threads", "t", 0, "generator threads (default min(2, connections))")
 	cli.DurationVarP(fs, &o.Warmup, "warmup", "", time.Second, "load sent before measuring, not counted")
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
-	cli.DurationVarP(fs, &o.Delay, "delay", "", fanout.DefaultDelay, "the upstream's delay before it answers")
-	cli.DurationVarP(fs, &o.Work, "work", "", fanout.DefaultWork, "the impl's work per request")
+	cli.DurationVarP(fs, &o.Delay, "delay", "", DefaultDelay, "the upstream's delay before it answers")
+	cli.DurationVarP(fs, &o.Work, "work", "", DefaultWork, "the impl's work per request")
 	return cmd
 }
 
-func runFanout(cmd *cobra.Command, f *fanoutFlags) error {
+func runCommand(cmd *cobra.Command, f *flags) error {
 	fs := cmd.Flags()
 	if fs.Changed("duration") && !fs.Changed("requests") {
 		f.opts.Requests = 0
 	}
-	return f.run(cmd, fanout.Name, f.opts.Check,
+	return f.Run(cmd, Name, f.opts.Check,
 		func(ctx context.Context, t workload.Target, onSecond func(engine.Snapshot)) (*result.Record, error) {
 			f.opts.OnSecond, f.opts.Command = onSecond, os.Args
-			return fanout.RunOne(ctx, t, f.opts)
-		}, fanout.Text)
+			return RunOne(ctx, t, f.opts)
+		}, Text)
 }

@@ -1,8 +1,7 @@
-package main
+package fanout
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"runtime"
 	"time"
@@ -11,19 +10,19 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/env"
-	"github.com/iobench/iobench/internal/workload/fanout"
 	"github.com/iobench/iobench/internal/workload/web"
 )
 
-func init() {
-	serveSubcommands = append(serveSubcommands, newServeFanoutCmd, newServeUpstreamCmd)
-}
+// serveCommands are the fanout workload's `iobench serve` commands (workload.Workload.Serve):
+// its Go impl and the upstream every run starts.
+var serveCommands = []func() *cobra.Command{newServeCommand, newServeUpstreamCommand}
 
-func newServeFanoutCmd() *cobra.Command {
+// newServeCommand is `iobench serve fanout`, the Go impl (impls/go/fanout).
+func newServeCommand() *cobra.Command {
 	var listen, upstream string
 	var work time.Duration
 	cmd := &cobra.Command{
-		Use:   fanout.Name,
+		Use:   Name,
 		Short: "Serve the fanout workload's Go impl: /sync, /async and /async-overlap call the upstream and work",
 		Long: "Serve the fanout workload's Go impl (impls/go/fanout) until interrupted: GET /sync calls the\n" +
 			"upstream, then works; /async starts the call in a goroutine, works, then waits; /async-overlap\n" +
@@ -34,20 +33,20 @@ func newServeFanoutCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
-			listen = flagOrEnv(fs.Changed("listen"), listen, env.Listen)
-			upstream = flagOrEnv(fs.Changed("upstream"), upstream, env.UpstreamURL)
+			listen = cli.FlagOrEnv(fs.Changed("listen"), listen, env.Listen)
+			upstream = cli.FlagOrEnv(fs.Changed("upstream"), upstream, env.UpstreamURL)
 			if err := msFromEnv(fs.Changed("work"), env.WorkMS, &work); err != nil {
 				return err
 			}
 			if upstream == "" {
 				return cli.BadInput("no upstream: pass --upstream http://host:port/ or set %s", env.UpstreamURL)
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := cli.Listen(listen)
 			if err != nil {
-				return listenError(listen, err)
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench fanout: listening on http://%s/ (upstream %s, work %v)\n", ln.Addr(), upstream, work)
-			s := &fanout.Service{Upstream: upstream, Work: work}
+			s := &Service{Upstream: upstream, Work: work}
 			if err := web.Serve(cmd.Context(), ln, s.Handler()); err != nil {
 				return cli.Failed(fmt.Errorf("serve fanout on %s: %w", ln.Addr(), err))
 			}
@@ -56,11 +55,12 @@ func newServeFanoutCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "host:port to listen on (default $IOBENCH_LISTEN when set)")
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the upstream's URL (default $IOBENCH_UPSTREAM_URL)")
-	cli.DurationVarP(cmd.Flags(), &work, "work", "", fanout.DefaultWork, "local work per request (default $IOBENCH_WORK_MS when set)")
+	cli.DurationVarP(cmd.Flags(), &work, "work", "", DefaultWork, "local work per request (default $IOBENCH_WORK_MS when set)")
 	return cmd
 }
 
-func newServeUpstreamCmd() *cobra.Command {
+// newServeUpstreamCommand is `iobench serve upstream`, the upstream that every fanout run starts.
+func newServeUpstreamCommand() *cobra.Command {
 	var listen string
 	var delay time.Duration
 	var threads int
@@ -76,7 +76,7 @@ func newServeUpstreamCmd() *cobra.Command {
 		Example: "  iobench serve upstream --listen 127.0.0.1:18081 --delay 10ms &\n  curl http://127.0.0.1:18081/ http://127.0.0.1:18081/count",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			listen = flagOrEnv(cmd.Flags().Changed("listen"), listen, env.Listen)
+			listen = cli.FlagOrEnv(cmd.Flags().Changed("listen"), listen, env.Listen)
 			if err := msFromEnv(cmd.Flags().Changed("delay"), env.UpstreamDelay, &delay); err != nil {
 				return err
 			}
@@ -86,12 +86,12 @@ func newServeUpstreamCmd() *cobra.Command {
 			if threads > 0 {
 				runtime.GOMAXPROCS(threads)
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := cli.Listen(listen)
 			if err != nil {
-				return listenError(listen, err)
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench upstream: listening on http://%s/ (delay %v)\n", ln.Addr(), delay)
-			up := &fanout.Upstream{Delay: delay}
+			up := &Upstream{Delay: delay}
 			defer up.Close()
 			if err := web.Serve(cmd.Context(), ln, up); err != nil {
 				return cli.Failed(fmt.Errorf("serve upstream on %s: %w", ln.Addr(), err))
@@ -100,17 +100,9 @@ func newServeUpstreamCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8081", "host:port to listen on (default $IOBENCH_LISTEN when set)")
-	cli.DurationVarP(cmd.Flags(), &delay, "delay", "", fanout.DefaultDelay, "how long each call waits before its answer (default $IOBENCH_UPSTREAM_DELAY_MS when set)")
+	cli.DurationVarP(cmd.Flags(), &delay, "delay", "", DefaultDelay, "how long each call waits before its answer (default $IOBENCH_UPSTREAM_DELAY_MS when set)")
 	cmd.Flags().IntVar(&threads, "threads", 1, "OS threads running Go code at once (GOMAXPROCS); 0: one per core")
 	return cmd
-}
-
-// flagOrEnv is the flag's value when given, else the environment's when set, else the default.
-func flagOrEnv(changed bool, value, name string) string {
-	if v := os.Getenv(name); !changed && v != "" {
-		return v
-	}
-	return value
 }
 
 // msFromEnv sets *d from the environment variable name (milliseconds) when the flag was not given.
@@ -119,7 +111,7 @@ func msFromEnv(changed bool, name string, d *time.Duration) error {
 	if changed || v == "" {
 		return nil
 	}
-	ms, err := fanout.ParseMillis(v)
+	ms, err := ParseMillis(v)
 	if err != nil {
 		return cli.BadInput("%s=%q: %v", name, v, err)
 	}

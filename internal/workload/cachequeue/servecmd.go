@@ -1,8 +1,7 @@
-package main
+package cachequeue
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 
@@ -10,16 +9,17 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/env"
-	"github.com/iobench/iobench/internal/workload/cachequeue"
 )
 
-func init() { serveSubcommands = append(serveSubcommands, newServeCachequeueCmd) }
+// serveCommands are the cachequeue workload's `iobench serve` commands (workload.Workload.Serve).
+var serveCommands = []func() *cobra.Command{newServeCommand}
 
-func newServeCachequeueCmd() *cobra.Command {
+// newServeCommand is `iobench serve cachequeue`, the Go impl (impls/go/cachequeue).
+func newServeCommand() *cobra.Command {
 	var listen, profile string
 	var workers int
 	cmd := &cobra.Command{
-		Use:   cachequeue.Name,
+		Use:   Name,
 		Short: "Serve the cachequeue workload's Go impl: /cache/* increments, /queue/* pushes, on Redis, Memcached and ZeroMQ",
 		Long: "Serve the cachequeue workload's Go impl (impls/go/cachequeue) until interrupted, on the stores\n" +
 			"$IOBENCH_REDIS_URL, $IOBENCH_MEMCACHED_ADDR and $IOBENCH_ZMQ_ENDPOINT ('iobench cachequeue' sets\n" +
@@ -28,7 +28,7 @@ func newServeCachequeueCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs := cmd.Flags()
-			listen = flagOrEnv(fs.Changed("listen"), listen, env.Listen)
+			listen = cli.FlagOrEnv(fs.Changed("listen"), listen, env.Listen)
 			if v := os.Getenv(env.Concurrency); v != "" && !fs.Changed("workers") {
 				n, err := strconv.Atoi(v)
 				if err != nil || n < 0 {
@@ -36,7 +36,7 @@ func newServeCachequeueCmd() *cobra.Command {
 				}
 				workers = n
 			}
-			s := &cachequeue.Service{Workers: workers, Addrs: cachequeue.Addrs{
+			s := &Service{Workers: workers, Addrs: Addrs{
 				Redis: os.Getenv(env.RedisURL), Memcached: os.Getenv(env.MemcachedAddr), ZMQ: os.Getenv(env.ZMQEndpoint)}}
 			if s.Addrs.Redis == "" || s.Addrs.Memcached == "" || s.Addrs.ZMQ == "" {
 				return cli.BadInput("%s, %s and %s must be set; 'iobench cachequeue' sets them", env.RedisURL, env.MemcachedAddr, env.ZMQEndpoint)
@@ -52,9 +52,9 @@ func newServeCachequeueCmd() *cobra.Command {
 				}
 				defer stop()
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := cli.Listen(listen)
 			if err != nil {
-				return listenError(listen, err)
+				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "iobench cachequeue: listening on http://%s/ (workers %d)\n", ln.Addr(), workers)
 			if err := s.Serve(cmd.Context(), ln); err != nil {
