@@ -115,34 +115,3 @@ func checkH2OverTLS(t *testing.T, rec *result.Record, stdout string) {
 		}
 	}
 }
-
-// TestHTTP2BadInput gives the HTTP/2 flags a URL of the other scheme, or a TLS server that does
-// not speak h2: each exits 2 with one line saying what to do, before any load.
-func TestHTTP2BadInput(t *testing.T) {
-	n := startTLSNginx(t) // HTTP/1.1 alone in ALPN
-	httpURL := strings.Replace(n.url, "https://", "http://", 1)
-	for _, tt := range []struct {
-		name string
-		args []string
-		want []string
-	}{
-		{"--http2 on http", []string{"--http2", httpURL}, []string{"https://", "--http2-prior-knowledge"}},
-		{"prior knowledge on https", []string{"--http2-prior-knowledge", "--insecure", n.url}, []string{"http://", "--http2"}},
-		{"h2 refused in ALPN", []string{"--http2", "--cacert", n.cert.CAFile, n.url}, []string{"does not speak HTTP/2", `chose "http/1.1"`, "drop --http2"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, _, stderr := runHTTP(append([]string{"-c1", "-n", "10"}, tt.args...)...)
-			if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-				t.Errorf("exit %d, stderr %q; want exit 2 and one line", code, stderr)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr %q lacks %q", stderr, w)
-				}
-			}
-		})
-	}
-	if ok, all := n.logged(t, 0); all != 0 {
-		t.Errorf("nginx logged %d requests (%d answered 200); want no load sent", all, ok)
-	}
-}
