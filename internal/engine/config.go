@@ -28,8 +28,9 @@ type Config struct {
 	// Pipeline is how many HTTP/1.1 requests a connection keeps written ahead of their answers
 	// (0 or 1: one at a time). Only the event loop pipelines.
 	Pipeline int
-	// HTTP2 speaks HTTP/2 with prior knowledge (h2c) on an http:// target, Streams requests at
-	// once on each connection (0 or 1: one). Only the event loop speaks it.
+	// HTTP2 speaks HTTP/2, Streams requests at once on each connection (0 or 1: one): with prior
+	// knowledge (h2c) on an http:// target, through ALPN h2 over TLS on an https:// one (TLS is
+	// then made to offer h2 alone). Only the event loop speaks it.
 	HTTP2   bool
 	Streams int
 	Expect  Expect
@@ -95,7 +96,7 @@ const MaxDepth = 1024
 func (c *Config) validatePipeline() error {
 	switch {
 	case c.Streams != 0 && !c.HTTP2:
-		return errors.New("--streams needs HTTP/2: add --http2-prior-knowledge (http://), or use --pipeline for HTTP/1.1")
+		return errors.New("--streams needs HTTP/2: add --http2 (https://) or --http2-prior-knowledge (http://), or use --pipeline for HTTP/1.1")
 	case c.Streams < 0 || c.Streams > MaxDepth:
 		return fmt.Errorf("--streams %d is out of range; give 1 to %d streams per connection", c.Streams, MaxDepth)
 	case c.HTTP2 && c.Pipeline > 1:
@@ -118,8 +119,6 @@ func (c *Config) validateHTTP2() error {
 	switch {
 	case !c.KeepAlive:
 		return errors.New("--streams and HTTP/2 need keep-alive connections; drop --no-keepalive")
-	case c.TLS != nil:
-		return errors.New("HTTP/2 over https:// (--http2, ALPN h2) is not built yet; use --http2-prior-knowledge with http://")
 	case c.Engine == EngineGoroutine:
 		return errors.New("HTTP/2 runs on the event loop only; drop --engine goroutine")
 	case c.Expect.Body != nil || c.Timing != "":

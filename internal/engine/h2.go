@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/iobench/iobench/internal/h2wire"
+	"github.com/iobench/iobench/internal/httpload"
 	"github.com/iobench/iobench/internal/result"
 )
 
@@ -42,7 +43,7 @@ type h2req struct {
 
 // newH2Req builds the request's HEADERS frames.
 func newH2Req(cfg *Config) (*h2req, error) {
-	req, err := h2wire.FromHTTP1(cfg.Request, "http")
+	req, err := h2wire.FromHTTP1(cfg.Request, cfg.scheme())
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +64,25 @@ func newH2Req(cfg *Config) (*h2req, error) {
 	return &h2req{plain: frame(req.Block), first: frame(req.First), next: frame(req.Next), reset: frame([]byte{0x20}, req.Block), table: req.Table, body: req.Body}, nil
 }
 
+// H2Protocol names the HTTP/2 a run speaks, as the record does: "h2" through ALPN over TLS,
+// "h2c" with prior knowledge on plain TCP.
+func (c *Config) H2Protocol() string {
+	if c.TLS != nil {
+		return httpload.ALPNH2
+	}
+	return "h2c"
+}
+
+func (c *Config) scheme() string {
+	if c.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
 // record returns the counts as the record's http2 section.
 func (s *h2stats) record(cfg *Config) *result.HTTP2 {
-	rec := &result.HTTP2{Protocol: "h2c", Streams: cfg.depth(), StreamsAllowed: s.allowed, FramesSent: map[string]int64{}, FramesReceived: map[string]int64{}, GoAwayRetried: s.retried}
+	rec := &result.HTTP2{Protocol: cfg.H2Protocol(), Streams: cfg.depth(), StreamsAllowed: s.allowed, FramesSent: map[string]int64{}, FramesReceived: map[string]int64{}, GoAwayRetried: s.retried}
 	for i, name := range h2wire.TypeNames {
 		if s.sent[i] > 0 {
 			rec.FramesSent[name] = s.sent[i]

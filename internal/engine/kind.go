@@ -20,7 +20,7 @@ func pickEngine(cfg Config) (kind, note string) {
 	if cfg.Engine == EngineGoroutine || cfg.dial != nil { // injected connections are goroutine-only
 		return EngineGoroutine, ""
 	}
-	if cfg.TLS != nil { // crypto/tls needs a net.Conn: the loop's raw non-blocking sockets cannot carry it
+	if cfg.TLS != nil && !cfg.HTTP2 { // crypto/tls needs a net.Conn: the loop's raw non-blocking sockets cannot carry it (h2 bridges them: loop_tls_linux.go)
 		note := ""
 		if cfg.Engine == EngineLoop {
 			note = "engine: the event loop speaks plain http only; this https run used the goroutine engine"

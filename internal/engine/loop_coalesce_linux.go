@@ -37,7 +37,7 @@ type coalescer struct {
 // kernel's receive timestamp (SO_TIMESTAMPNS), so their latency stays exact, and a send may be
 // up to the slack late, which the schedule lag shows and latency from the intended start counts.
 func coalesces(cfg *Config) bool {
-	return cfg.Rate > 0 && cfg.Rate/float64(cfg.Threads) >= coalesceRate
+	return cfg.Rate > 0 && cfg.Rate/float64(cfg.Threads) >= coalesceRate && cfg.TLS == nil // a bridged socket's receive time is the bridge's
 }
 
 func newCoalescer() *coalescer {

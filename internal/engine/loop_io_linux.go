@@ -101,19 +101,15 @@ func (l *loop) dueBy(c *loopConn, at int64) {
 	}
 }
 
-// connect starts a non-blocking connect and registers the socket with epoll, once for its life.
+// connect starts a non-blocking connect (over TLS: a bridged one, see bridge) and registers the
+// socket with epoll, once for its life.
 func (l *loop) connect(c *loopConn, now time.Time) {
-	fd, err := unix.Socket(l.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	dial := l.dialTCP
+	if l.r.cfg.TLS != nil {
+		dial = l.dialBridge
+	}
+	fd, err := dial()
 	if err != nil {
-		l.connectFailed(c, now)
-		return
-	}
-	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	if l.co != nil {
-		stamp(fd)
-	}
-	if err := unix.Connect(fd, l.sa); err != nil && err != unix.EINPROGRESS {
-		unix.Close(fd)
 		l.connectFailed(c, now)
 		return
 	}
@@ -129,11 +125,38 @@ func (l *loop) connect(c *loopConn, now time.Time) {
 	l.dueBy(c, c.deadline)
 }
 
-// connected checks the outcome of a connect that epoll reported writable. As in wrk, a closed
-// loop's requests queued during the connect are sent now: their latency leaves the connect out.
+// dialTCP starts a non-blocking TCP connect to the target.
+func (l *loop) dialTCP() (int, error) {
+	fd, err := unix.Socket(l.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if l.co != nil {
+		stamp(fd)
+	}
+	if err := unix.Connect(fd, l.sa); err != nil && err != unix.EINPROGRESS {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// connected checks the outcome of a connect that epoll reported writable (over TLS, of the
+// bridge's dial: see bridged). As in wrk, a closed loop's requests queued during the connect are
+// sent now: their latency leaves the connect out.
 func (l *loop) connected(c *loopConn) {
 	now := l.r.clock.Now()
-	if errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || errno != 0 {
+	ok := true
+	if l.r.cfg.TLS != nil {
+		var pending bool
+		if ok, pending = l.bridged(c); pending {
+			return
+		}
+	} else if errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || errno != 0 {
+		ok = false
+	}
+	if !ok {
 		l.closeConn(c)
 		l.connectFailed(c, now)
 		return

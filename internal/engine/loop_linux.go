@@ -414,6 +414,9 @@ func (l *loop) ready(c *loopConn, events uint32) {
 		if c.writable {
 			l.connected(c)
 		}
+		if c.phase == phOpen && c.h2 != nil && c.readable { // the server's SETTINGS may have come with the bridge's word
+			l.serve(c)
+		}
 	case phOpen:
 		l.serve(c)
 	}

@@ -143,6 +143,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := newRun(cfg)
 	if cfg.HTTP2 {
 		var err error
+		if cfg.TLS != nil {
+			r.cfg.TLS = httpload.OfferH2(cfg.TLS)
+		}
 		if r.h2r, err = newH2Req(&cfg); err != nil {
 			return nil, err
 		}

@@ -91,7 +91,7 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 		params["pipeline"] = cfg.Pipeline
 	}
 	if cfg.HTTP2 {
-		params["protocol"], params["streams"] = "h2c", max(1, cfg.Streams)
+		params["protocol"], params["streams"] = cfg.H2Protocol(), max(1, cfg.Streams)
 	}
 	for k, v := range m.Params {
 		if d, ok := v.(time.Duration); ok {
@@ -158,11 +158,11 @@ func (m *meters) take() (procstat.Usage, float64, time.Duration) {
 }
 
 // caseOf sets apart, for grouping and compare, the runs whose wire differs from one request at a
-// time over HTTP/1.1: "pipeline 16", "h2c streams 100". Runs differing in it are never taken for
-// repeats.
+// time over HTTP/1.1: "pipeline 16", "h2c streams 100", "h2 streams 100". Runs differing in it are
+// never taken for repeats.
 func caseOf(cfg engine.Config) string {
 	if cfg.HTTP2 {
-		return fmt.Sprintf("h2c streams %d", max(1, cfg.Streams))
+		return fmt.Sprintf("%s streams %d", cfg.H2Protocol(), max(1, cfg.Streams))
 	}
 	if cfg.Pipeline > 1 {
 		return fmt.Sprintf("pipeline %d", cfg.Pipeline)

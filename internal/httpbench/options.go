@@ -1,6 +1,7 @@
 package httpbench
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -9,6 +10,8 @@ import (
 	"net"
 	"os"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -161,6 +164,9 @@ func (o Options) tlsConfig(t httpload.Target) (*tls.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--cacert: %v; give a PEM file holding the server's CA certificate", err)
 	}
+	if o.HTTP2 {
+		cfg = httpload.OfferH2(cfg)
+	}
 	return cfg, nil
 }
 
@@ -180,7 +186,9 @@ func checkFiles(conns int) error {
 // Probe checks, before any load, that the target's host resolves, its port accepts a connection
 // and, for https (tlsCfg not nil), that the TLS handshake succeeds: a certificate that cannot be
 // verified is an error saying to give its CA with --cacert or to skip the check with --insecure.
-// The probe's session is not cached, so the run's first handshakes are full ones.
+// The probe's session is not cached, so the run's first handshakes are full ones. For an HTTP/2
+// run (tlsCfg offers h2 alone: httpload.OfferH2) it offers h2 and http/1.1, and a server that
+// does not choose h2 is an error saying what it chose.
 func Probe(ctx context.Context, t httpload.Target, tlsCfg *tls.Config, timeout time.Duration) error {
 	host, _, err := net.SplitHostPort(t.Addr)
 	if err != nil {
@@ -191,9 +199,13 @@ func Probe(ctx context.Context, t httpload.Target, tlsCfg *tls.Config, timeout t
 			return fmt.Errorf("unknown host %q: %v; check the URL", host, unwrapDNS(err))
 		}
 	}
+	h2 := tlsCfg != nil && slices.Equal(tlsCfg.NextProtos, []string{httpload.ALPNH2})
 	if tlsCfg != nil {
 		tlsCfg = tlsCfg.Clone()
 		tlsCfg.ClientSessionCache = nil
+		if h2 {
+			tlsCfg.NextProtos = []string{httpload.ALPNH2, "http/1.1"}
+		}
 	}
 	c, err := httpload.DialTLS(ctx, t.Addr, tlsCfg, timeout)
 	var name x509.HostnameError
@@ -202,13 +214,23 @@ func Probe(ctx context.Context, t httpload.Target, tlsCfg *tls.Config, timeout t
 		return fmt.Errorf("%s: %v; give the name it was issued for with --sni NAME, or skip the check with --insecure", t.Addr, name.Error())
 	case httpload.Untrusted(err):
 		return fmt.Errorf("%s: the server's certificate is not trusted (%v); give its CA with --cacert FILE, or skip the check with --insecure", t.Addr, rootCause(err))
+	case h2 && err != nil && rootCause(err).Error() == noALPN:
+		return fmt.Errorf("%s refused h2 and http/1.1 in ALPN (%v); is it an HTTP server?", t.Addr, rootCause(err))
 	case err != nil && tlsCfg != nil && isHandshake(err):
 		return fmt.Errorf("TLS handshake with %s failed: %v; is it an https server?", t.Addr, rootCause(err))
 	case err != nil:
 		return fmt.Errorf("cannot connect to %s: %v; is the server running?", t.Addr, rootCause(err))
 	}
-	return c.Close()
+	defer c.Close()
+	if got := c.Setup().Protocol; h2 && got != httpload.ALPNH2 {
+		return fmt.Errorf("%s does not speak HTTP/2 over TLS: offered h2 and http/1.1 in ALPN, it chose %s; drop --http2 to load it over HTTP/1.1", t.Addr, cmp.Or(strconv.Quote(got), "none"))
+	}
+	return nil
 }
+
+// noALPN is the text of the TLS alert no_application_protocol, the server's answer to protocols
+// it serves none of (crypto/tls's own alert type, under a net.OpError, is not exported).
+var noALPN = tls.AlertError(120).Error()
 
 // isHandshake reports whether a failed dial got as far as the TLS handshake (the TCP connect
 // succeeded).

@@ -9,16 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
+	"github.com/iobench/iobench/internal/testcert"
 )
-
-// startNginx starts a real nginx answering "Hello world!" on 127.0.0.1, over h2c with prior
-// knowledge when http2 is set, its access log on; it returns the URL and the log's path.
-func startNginx(t *testing.T, http2 bool) (url, log string) {
-	t.Helper()
-	inst := runNginx(t, service.NginxSite{HTTP2: http2})
-	return inst.URL + "/", filepath.Join(inst.Dir, service.NginxAccessLog)
-}
 
 // runNginx starts site on a free port of 127.0.0.1 with one worker answering "Hello world!",
 // its access log on, until the test ends.
@@ -68,27 +62,56 @@ func accessLogged(t *testing.T, log, proto string, want int) (ok, all int) {
 	}
 }
 
-// TestCountsAgainstNginx loads a real nginx pipelined 16 deep and over h2c with 50 streams per
-// connection: every request iobench counts is one line of nginx's access log, and no more.
+// TestCountsAgainstNginx loads a real nginx pipelined 16 deep, over h2c with 50 streams per
+// connection and over h2 (TLS, ALPN) with 50 streams: every request iobench counts is one line
+// of nginx's access log, and no more.
 func TestCountsAgainstNginx(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		http2 bool
-		args  []string
-		proto string
+		name       string
+		http2, tls bool
+		args       []string
+		proto      string
 	}{
-		{"pipelined 16 deep", false, []string{"--pipeline", "16"}, "HTTP/1.1"},
-		{"h2c 50 streams", true, []string{"--http2-prior-knowledge", "--streams", "50"}, "HTTP/2.0"},
+		{"pipelined 16 deep", false, false, []string{"--pipeline", "16"}, "HTTP/1.1"},
+		{"h2c 50 streams", true, false, []string{"--http2-prior-knowledge", "--streams", "50"}, "HTTP/2.0"},
+		{"h2 50 streams", true, true, []string{"--http2", "--streams", "50"}, "HTTP/2.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url, log := startNginx(t, tc.http2)
+			site, args := service.NginxSite{HTTP2: tc.http2}, tc.args
+			if tc.tls {
+				cert := testcert.New(t)
+				site.TLS = &service.NginxTLS{CertPEM: cert.CertPEM, KeyPEM: cert.KeyPEM}
+				args = append(args, "--cacert", cert.CAFile)
+			}
+			inst := runNginx(t, site)
+			log := filepath.Join(inst.Dir, service.NginxAccessLog)
 			const requests = 5003
-			rec, _ := runRecord(t, append([]string{"-t1", "-c3", "-n", "5003"}, append(tc.args, url)...)...)
+			rec, stdout := runRecord(t, append([]string{"-t1", "-c3", "-n", "5003"}, append(args, inst.URL+"/")...)...)
 			ok, all := accessLogged(t, log, tc.proto, requests)
 			if rec.Counts.Succeeded != requests || rec.Counts.Failed != 0 || ok != requests || all != requests {
 				t.Fatalf("iobench counted %d succeeded, %d failed; nginx logged %d lines, %d of them iobench's %s GETs answered 200; want %d each",
 					rec.Counts.Succeeded, rec.Counts.Failed, all, ok, tc.proto, requests)
 			}
+			if tc.tls {
+				checkH2OverTLS(t, rec, stdout)
+			}
 		})
+	}
+}
+
+// checkH2OverTLS checks that an h2 run's record and text block say it negotiated h2: the tls
+// section's ALPN protocol, the http2 section, the case that keeps it apart from other runs.
+func checkH2OverTLS(t *testing.T, rec *result.Record, stdout string) {
+	t.Helper()
+	if rec.TLS == nil || rec.TLS.Protocol != "h2" || rec.TLS.Handshakes != 3 {
+		t.Errorf("tls section %+v; want ALPN h2, one handshake per connection (3)", rec.TLS)
+	}
+	if h := rec.HTTP2; h == nil || h.Protocol != "h2" || h.Streams != 50 || h.FramesReceived["settings"] < 3 || rec.Case != "h2 streams 50" {
+		t.Errorf("http2 section %+v, case %q; want protocol h2, 50 streams, the server's SETTINGS on each connection, case \"h2 streams 50\"", rec.HTTP2, rec.Case)
+	}
+	for _, want := range []string{"h2 with 50 streams each", "TLS 1.3 TLS_AES_128_GCM_SHA256 h2: 3 handshakes"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("text block lacks %q:\n%s", want, stdout)
+		}
 	}
 }

@@ -47,11 +47,16 @@ redials) before its first request, and reports the handshakes on a line of their
 resumed, handshake and connect times). In a closed loop, as in wrk, a request's latency starts
 at its write, after the connect and the handshake, even with --no-keepalive; in an open loop it
 starts at the intended time, so a redial's connect and handshake are in it and in the schedule
-lag, not in the uncorrected latency.`,
+lag, not in the uncorrected latency.
+
+HTTP/2: --http2-prior-knowledge speaks h2c on http://, --http2 negotiates h2 through ALPN on
+https:// (a server that does not choose h2 stops the run before any load, saying what it chose);
+--streams M keeps M requests in flight on each connection, timed as above.`,
 		Example: `  iobench http -t1 -c100 -d30s --latency http://127.0.0.1:8080/
   iobench http -c50 -d20s -R 20000 --latency http://127.0.0.1:8080/
   iobench http -n 100000 -c10 --no-keepalive --json result.json http://127.0.0.1:8080/
-  iobench http -c100 -d10s --cacert ca.pem https://127.0.0.1:8443/`,
+  iobench http -c100 -d10s --cacert ca.pem https://127.0.0.1:8443/
+  iobench http -c10 --streams 100 -d10s --http2 --cacert ca.pem https://127.0.0.1:8443/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cli.BadInput("http takes exactly one URL, e.g. iobench http -c100 -d10s http://127.0.0.1:8080/")
@@ -78,7 +83,7 @@ lag, not in the uncorrected latency.`,
 	cli.DurationVarP(fs, &f.opts.Timeout, "timeout", "", 2*time.Second, "a response slower than this is a timeout error")
 	fs.BoolVar(&f.opts.NoKeepAlive, "no-keepalive", false, "close the connection after each response (as ab without -k)")
 	fs.IntVar(&f.opts.Pipeline, "pipeline", 1, "HTTP/1.1 requests each connection keeps written ahead of their answers, up to N (1-1024; event loop, http:// only)")
-	fs.BoolVar(&f.opts.HTTP2, "http2", false, "speak HTTP/2 over https:// (ALPN h2; not built yet: says so and exits 2)")
+	fs.BoolVar(&f.opts.HTTP2, "http2", false, "speak HTTP/2 over https://, negotiated through ALPN (h2), as curl's flag")
 	fs.BoolVar(&f.opts.H2C, "http2-prior-knowledge", false, "speak HTTP/2 on http:// without negotiation (h2c), as curl's flag")
 	fs.IntVar(&f.opts.Streams, "streams", 1, "HTTP/2: concurrent streams per connection (1-1024; h2load's -m); the server's SETTINGS_MAX_CONCURRENT_STREAMS caps it")
 	fs.StringVarP(&f.opts.Method, "method", "m", "GET", "request method")

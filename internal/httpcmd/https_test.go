@@ -85,7 +85,7 @@ func runRecord(t *testing.T, args ...string) (*result.Record, string) {
 // TestHTTPSAgainstNginx loads a real nginx over TLS: every request is counted alike by iobench
 // and by nginx's access log, the handshakes are counted apart (one per connection, resumed when
 // connections are redialled), and an untrusted certificate stops the run before any load with
-// a hint.
+// a hint, as does --http2 on this server, which offers http/1.1 alone in ALPN.
 func TestHTTPSAgainstNginx(t *testing.T) {
 	n := startTLSNginx(t)
 	logged := 0 // access log lines so far
@@ -147,6 +147,7 @@ func TestHTTPSAgainstNginx(t *testing.T) {
 		{"missing cacert", []string{"--cacert", "/no/such/ca.pem", n.url}, []string{"--cacert", "/no/such/ca.pem"}},
 		{"cacert and insecure", []string{"--cacert", n.cert.CAFile, "--insecure", n.url}, []string{"--insecure", "--cacert"}},
 		{"tls flags on http", []string{"--insecure", strings.Replace(n.url, "https://", "http://", 1)}, []string{"https:// URLs only"}},
+		{"h2 refused in ALPN", []string{"--http2", "--cacert", n.cert.CAFile, n.url}, []string{"does not speak HTTP/2", `chose "http/1.1"`, "drop --http2"}},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

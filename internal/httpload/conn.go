@@ -113,6 +113,11 @@ func (c *Conn) SetKeepBody(keep bool) { c.keepBody = keep }
 // pay one comparison per header line. The value's buffer is allocated once and reused.
 func (c *Conn) CaptureHeader(name string) { c.rd.CaptureHeader(name) }
 
+// NetConn returns the connection requests go over (the TLS one over TCP for https), for a caller
+// that speaks another protocol on it: the event loop's HTTP/2 over TLS copies its frames through
+// it. Do must not be called once it is used.
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
 // Close closes the connection. Do fails afterwards.
 func (c *Conn) Close() error {
 	c.broken = true

@@ -51,6 +51,17 @@ func TLSConfig(t Target, o TLSOptions) (*tls.Config, error) {
 	return cfg, nil
 }
 
+// ALPNH2 is HTTP/2's ALPN protocol identifier (RFC 9113 §3.2).
+const ALPNH2 = "h2"
+
+// OfferH2 returns a copy of cfg (TLSConfig's) that offers h2 alone in ALPN, for an HTTP/2 run:
+// a server that does not choose it serves the run nothing. The session cache stays shared.
+func OfferH2(cfg *tls.Config) *tls.Config {
+	cfg = cfg.Clone()
+	cfg.NextProtos = []string{ALPNH2}
+	return cfg
+}
+
 // Setup is what opening a Conn took.
 type Setup struct {
 	// Connect is the TCP connect, name resolution included when the host is a name.

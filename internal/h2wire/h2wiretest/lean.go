@@ -2,6 +2,7 @@ package h2wiretest
 
 import (
 	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"sync"
@@ -26,17 +27,22 @@ var leanAnswer = func() []byte {
 // bodies no window.
 func StartLean(tb testing.TB) string {
 	tb.Helper()
-	return listen(tb, leanServe)
+	return listen(tb, nil, leanServe)
 }
 
 // listen serves each connection to 127.0.0.1 with handle, one goroutine each, until the test
 // ends: then the listener and every connection are closed and the goroutines waited for. It
-// returns the URL, "http://host:port/".
-func listen(tb testing.TB, handle func(net.Conn)) string {
+// returns the URL, "http://host:port/", or "https://host:port/" when cfg is set: each connection
+// is then TLS with cfg, its handshake run by handle's first read.
+func listen(tb testing.TB, cfg *tls.Config, handle func(net.Conn)) string {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
+	}
+	scheme := "http"
+	if cfg != nil {
+		ln, scheme = tls.NewListener(ln, cfg), "https"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -59,7 +65,7 @@ func listen(tb testing.TB, handle func(net.Conn)) string {
 		}
 	}()
 	tb.Cleanup(func() { cancel(); wg.Wait() })
-	return "http://" + ln.Addr().String() + "/"
+	return scheme + "://" + ln.Addr().String() + "/"
 }
 
 func leanServe(c net.Conn) {

@@ -1,4 +1,4 @@
-// Package h2wiretest runs an HTTP/2 server with prior knowledge (h2c) for tests, scripted to do
+// Package h2wiretest runs an HTTP/2 server with prior knowledge (h2c), or over TLS (h2), for tests, scripted to do
 // what conformance tests need a server to do mid-run: reset streams, send GOAWAY, grant small
 // windows, change its SETTINGS and PING. It keeps the HTTP/2 rules a client must follow under
 // watch (flow control, the stream limit, acknowledgements) and counts what it saw.
@@ -9,6 +9,7 @@ package h2wiretest
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -70,8 +71,20 @@ func (s *Stats) violate(format string, args ...any) {
 // and the server's counts.
 func Start(tb testing.TB, script Script) (string, *Stats) {
 	tb.Helper()
+	return start(tb, script, nil)
+}
+
+// StartTLS is Start over TLS with cert, h2 chosen through ALPN (and nothing else: a client that
+// does not offer h2 fails the handshake); it returns "https://host:port/".
+func StartTLS(tb testing.TB, script Script, cert tls.Certificate) (string, *Stats) {
+	tb.Helper()
+	return start(tb, script, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
+}
+
+func start(tb testing.TB, script Script, cfg *tls.Config) (string, *Stats) {
+	tb.Helper()
 	st := &Stats{}
-	url := listen(tb, func(c net.Conn) {
+	url := listen(tb, cfg, func(c net.Conn) {
 		st.Conns.Add(1)
 		newConn(c, script, st).serve()
 	})
