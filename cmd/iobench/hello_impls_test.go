@@ -202,3 +202,20 @@ func checkHTTP2Record(t *testing.T, ref string, rec *result.Record, h2c bool) {
 		t.Errorf("%s: case %q, protocol %v, streams %v; want HTTP/1.1's none", ref, rec.Case, proto, streams)
 	}
 }
+
+// TestHelloHTTP2NoKeepAlive: keepalive: false cannot load a variant that speaks HTTP/2, and the
+// failed run says why in one line.
+func TestHelloHTTP2NoKeepAlive(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "h2.yaml")
+	suite := strings.Replace(strings.Replace(http2Suite, "go-hello:net-http, go-hello:http2, node-hello:http2", "go-hello:http2", 1),
+		"streams: 8", "keepalive: false", 1)
+	if err := os.WriteFile(path, []byte(suite), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("run", "--quiet", "--results", filepath.Join(dir, "results"), "--state-dir", filepath.Join(dir, "state"), path)
+	want := "keepalive: false with go-hello:http2, which speaks HTTP/2 (h2c)"
+	if code != 1 || !strings.Contains(stdout+stderr, want) {
+		t.Fatalf("exit %d, want 1 and %q\nstdout %s\nstderr %s", code, want, stdout, stderr)
+	}
+}
