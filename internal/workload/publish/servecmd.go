@@ -1,4 +1,4 @@
-package main
+package publish
 
 import (
 	"os"
@@ -9,9 +9,9 @@ import (
 	"github.com/iobench/iobench/internal/impls/gopublisher"
 )
 
-func init() { serveSubcommands = append(serveSubcommands, newServePublisherCmd) }
-
-func newServePublisherCmd() *cobra.Command {
+// newServeCommand is `iobench serve publisher` (workload.Workload.Serve), the Go publisher impl
+// (impls/go/publisher) that package gopublisher is.
+func newServeCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "publisher",
 		Short: "Run the Go publisher impl (impls/go/publisher): publish once on the start signal, as seed 2's Go runs did",
