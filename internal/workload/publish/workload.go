@@ -17,7 +17,7 @@ const Name = "publish"
 
 func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary, Verified: verified,
-		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable}, Roles: map[string]service.Role{"broker": BrokerRole}})
+		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable, leftTable}, Roles: map[string]service.Role{"broker": BrokerRole}})
 }
 
 // clientWrite is the publisher's client write rate, the figure seed 2 printed (the record's
