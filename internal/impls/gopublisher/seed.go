@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+	"log"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,21 +93,21 @@ func (q seedQueue) newPublishing(body []byte) amqp091.Publishing {
 }
 
 // progress prints the seed's cumulative rate line.
-func progress(out io.Writer, sent int64, t0 time.Time) {
-	fmt.Fprintf(out, "Sent %d messages - Rate: %.0f msgs/sec\n", sent, float64(sent)/time.Since(t0).Seconds())
+func progress(lines *log.Logger, sent int64, t0 time.Time) {
+	lines.Printf("Sent %d messages - Rate: %.0f msgs/sec\n", sent, float64(sent)/time.Since(t0).Seconds())
 }
 
 // runSingle is seed 2's runSingleGoroutine after its connect and declare (done before "go"): one
 // goroutine publishes ids 0..Count-1, a new message and Publishing each, a progress line every
 // 10,000.
-func (c ServeConfig) runSingle(ctx context.Context, sc *seedConn, t0 time.Time, out io.Writer) (int64, time.Duration, error) {
+func (c ServeConfig) runSingle(ctx context.Context, sc *seedConn, t0 time.Time, lines *log.Logger) (int64, time.Duration, error) {
 	q := newSeedQueue(c)
 	for i := int64(0); i < c.Count; i++ {
 		if err := sc.publish(ctx, q, q.newPublishing(seedBody(i))); err != nil {
 			return i, time.Since(t0), fmt.Errorf("publish: %w", err)
 		}
 		if i > 0 && i%10000 == 0 {
-			progress(out, i, t0)
+			progress(lines, i, t0)
 		}
 	}
 	return c.Count, time.Since(t0), nil
@@ -117,7 +117,7 @@ func (c ServeConfig) runSingle(ctx context.Context, sc *seedConn, t0 time.Time, 
 // Publishers workers each dial, declare and then take ids from a channel with a buffer of 1,000
 // that one goroutine fills; a shared counter, bumped per message, prints progress every 10,000.
 // A worker closes its connection before it is counted done, as the seed's deferred Close did.
-func (c ServeConfig) runPool(ctx context.Context, t0 time.Time, out io.Writer) (int64, time.Duration, error) {
+func (c ServeConfig) runPool(ctx context.Context, t0 time.Time, lines *log.Logger) (int64, time.Duration, error) {
 	q := newSeedQueue(c)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -138,7 +138,7 @@ func (c ServeConfig) runPool(ctx context.Context, t0 time.Time, out io.Writer) (
 					return
 				}
 				if n := sent.Add(1); n%10000 == 0 {
-					progress(out, n, t0)
+					progress(lines, n, t0)
 				}
 			}
 		})
@@ -161,7 +161,7 @@ func (c ServeConfig) runPool(ctx context.Context, t0 time.Time, out io.Writer) (
 // Qos'd and declared one after another, then a goroutine per connection publishing a contiguous
 // range of ids with one reused Publishing and an {id, content} body; the counter is bumped by
 // 1,000 at every thousandth id. The connections close after the clock stops, as the seed's did.
-func (c ServeConfig) runUltra(ctx context.Context, t0 time.Time, out io.Writer) (int64, time.Duration, error) {
+func (c ServeConfig) runUltra(ctx context.Context, t0 time.Time, lines *log.Logger) (int64, time.Duration, error) {
 	q := newSeedQueue(c)
 	conns := make([]*seedConn, 0, c.Publishers)
 	defer func() {
@@ -195,7 +195,7 @@ func (c ServeConfig) runUltra(ctx context.Context, t0 time.Time, out io.Writer) 
 				sent[w]++
 				if i%1000 == 0 {
 					if total := coarse.Add(1000); total%10000 == 0 {
-						progress(out, total, t0)
+						progress(lines, total, t0)
 					}
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -100,7 +101,7 @@ func (c ServeConfig) check() error {
 
 // runFunc publishes once told to go, t0 being when: it returns what it published and the time
 // its clock stopped, measured from t0.
-type runFunc func(ctx context.Context, t0 time.Time, out io.Writer) (int64, time.Duration, error)
+type runFunc func(ctx context.Context, t0 time.Time, lines *log.Logger) (int64, time.Duration, error)
 
 // Serve is the Go publisher as an impl (`iobench serve publisher`): it connects (ShapeSingle,
 // ShapeFast; the other shapes connect after "go"), prints "ready", waits for a line on in,
@@ -108,18 +109,18 @@ type runFunc func(ctx context.Context, t0 time.Time, out io.Writer) (int64, time
 // each, the default exchange), and prints "result sent=N seconds=S", timed as c.Shape's seed code
 // timed itself. The workload counts at the broker; this is the impl's own account.
 func Serve(ctx context.Context, c ServeConfig, in io.Reader, out io.Writer) error {
-	out = &lockedWriter{w: out} // the seed shapes' progress lines come from several goroutines
+	lines := log.New(out, "", 0) // one write per line, from several goroutines (progress lines)
 	run, closeAll, err := prepare(ctx, c)
 	defer closeAll()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "ready")
+	lines.Print("ready")
 	if _, err := bufio.NewReader(in).ReadString('\n'); err != nil {
 		return fmt.Errorf("waiting for the start line on standard input: %w", err)
 	}
-	sent, elapsed, err := run(ctx, time.Now(), out)
-	fmt.Fprintf(out, "result sent=%d seconds=%.6f\n", sent, elapsed.Seconds())
+	sent, elapsed, err := run(ctx, time.Now(), lines)
+	lines.Printf("result sent=%d seconds=%.6f", sent, elapsed.Seconds())
 	return err
 }
 
@@ -131,8 +132,8 @@ func prepare(ctx context.Context, c ServeConfig) (runFunc, func(), error) {
 		if err != nil {
 			return nil, func() {}, err
 		}
-		return func(ctx context.Context, t0 time.Time, out io.Writer) (int64, time.Duration, error) {
-			return c.runSingle(ctx, sc, t0, out)
+		return func(ctx context.Context, t0 time.Time, lines *log.Logger) (int64, time.Duration, error) {
+			return c.runSingle(ctx, sc, t0, lines)
 		}, sc.close, nil
 	case ShapePool:
 		return c.runPool, func() {}, nil
@@ -140,7 +141,7 @@ func prepare(ctx context.Context, c ServeConfig) (runFunc, func(), error) {
 		return c.runUltra, func() {}, nil
 	}
 	pubs, closeAll, err := connectFast(ctx, c)
-	return func(ctx context.Context, t0 time.Time, _ io.Writer) (int64, time.Duration, error) {
+	return func(ctx context.Context, t0 time.Time, _ *log.Logger) (int64, time.Duration, error) {
 		sent, err := publishAll(ctx, c, pubs)
 		return sent, time.Since(t0), err
 	}, closeAll, err
@@ -167,18 +168,6 @@ func connectFast(ctx context.Context, c ServeConfig) ([]backend.Publisher, func(
 		closers = append(closers, pubs[i].Close)
 	}
 	return pubs, closeAll, nil
-}
-
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // publishAll publishes c.Count messages, numbered from 1, shared out among the publishers.
