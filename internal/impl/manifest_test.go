@@ -147,6 +147,7 @@ variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   teleport: {}
   fanuot: {}
+  fanout: {}
   hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}, consumers: {/: [php, x.php]}}
   toy: {greeting: {repeat: 0}}
 start: {command: [x]}
@@ -155,7 +156,7 @@ stop: {signal: HUP, timeout: forever}
 `, []string{
 			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
 			"workloads.teleport: unknown workload", `workloads.fanuot: unknown workload (did you mean "fanout"?`,
-			`workloads.hello.routes[0]: "nope" does not start with /`,
+			"workloads.fanout.routes: missing", `workloads.hello.routes[0]: "nope" does not start with /`,
 			"workloads.hello.variants: unknown key (known keys here: protocols, routes)",
 			"workloads.hello.consumers: unknown key (known keys here: protocols, routes)",
 			"workloads.toy.greeting.repeat: not positive", "ready: both log and tcp given",
