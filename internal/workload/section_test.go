@@ -35,6 +35,7 @@ func init() {
 
 const toyManifest = `name: go-toy
 language: go
+differs: []
 variants: [{name: a, mode: sync}]
 start: {command: [iobench, serve, toy]}
 ready: {tcp: listen}

@@ -117,14 +117,15 @@ type Target struct {
 // Name returns the impl's name, as records show it.
 func (t Target) Name() string { return t.Inst.Manifest.Name }
 
-// Label records what ran: the impl, its variant and mode, the seed flaws it expects and the
-// seed's system it stands in for (the variant's, else the impl's).
+// Label records what ran: the impl, its variant and mode, the seed flaws it expects, the seed's
+// system it stands in for (the variant's, else the impl's) and how the impl differs from it.
 func (t Target) Label(rec *result.Record) {
 	rec.Impl, rec.Variant, rec.Mode, rec.Expect = t.Name(), t.Variant.Name, t.Variant.Mode, t.Variant.Expect
 	rec.StandsIn = t.Variant.StandsInFor
 	if rec.StandsIn == "" {
 		rec.StandsIn = t.Inst.Manifest.StandsInFor
 	}
+	rec.Differs = t.Inst.Manifest.Differs
 	if d := t.Inst.Manifest.Dir; d != "" {
 		rec.Environment.Impls = impl.RootName(filepath.Dir(filepath.Dir(d)))
 	}
