@@ -57,7 +57,7 @@ func TestWorkloadOwnsItsSection(t *testing.T) {
 	for _, want := range []string{
 		"workloads.toy.greeting.volume: unknown key (known keys here: repeat, word)",
 		"workloads.toy.queues: unknown key (known keys here: greeting, routes)",
-		"line 8: cannot unmarshal !!str `none` into int",
+		"line 9: cannot unmarshal !!str `none` into int",
 		"workloads.toy.greeting.repeat: not positive (greet at least once)",
 		"workloads.toy.routes: missing",
 	} {

@@ -70,8 +70,8 @@ final class LastHandleFactory implements CurlFactoryInterface
 
 /** exchange_logger is the seed's Monolog logger: a StreamHandler on a file and an
  * ErrorLogHandler (PHP's error log), both in the pool's temporary directory. The error log is a
- * file the worker writes itself, as the seed's mod_php wrote Apache's; PHP-FPM's default would
- * pass every line through its master and nginx. */
+ * file the worker writes itself (PHP-FPM's default would pass every line through its master and
+ * nginx); where the seed's went, its Elastic Beanstalk platform decided (not in its repository). */
 function exchange_logger(string $name): Logger
 {
     ini_set('error_log', sys_get_temp_dir() . '/iobench-php-fanout-error.log');
