@@ -40,7 +40,7 @@ func TestImplsBrokenManifest(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "php", "x")
 	os.MkdirAll(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "impl.yaml"), []byte("name: x\nlanguage: php\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "impl.yaml"), []byte("name: x\nlanguage: php\ndiffers: []\n"), 0o644)
 	code, _, stderr := runCLI("impls", "--impls-dir", root)
 	if code != 2 || !strings.Contains(stderr, `name it "php-x"`) || !strings.Contains(stderr, "variants: missing") {
 		t.Fatalf("exit %d, stderr %q: want 2 with every problem", code, stderr)
@@ -51,6 +51,7 @@ func TestImplsBrokenManifest(t *testing.T) {
 // under Content-Length: 12) and says so, and whose fixed variant has the same flaw unannounced.
 const flawedHello = `name: python-flawed
 language: python
+differs: []
 variants:
   - {name: seed, mode: async, expect: [content-length-mismatch]}
   - {name: fixed, mode: async}

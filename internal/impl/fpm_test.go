@@ -9,6 +9,7 @@ import (
 
 const fpmManifest = `name: php-web
 language: php
+differs: []
 variants: [{name: sync, mode: sync}]
 workloads: {cachequeue: {routes: [/cache/redis]}}
 start: {php_fpm: {root: web, script: front.php}}

@@ -40,8 +40,13 @@ type Manifest struct {
 	Description string `yaml:"description"` // one line for `iobench impls`
 	// StandsInFor names the seed's system the impl stands in for where that system cannot run
 	// here ("Aerys NativeReactor"): every verdict and heading that uses its figures names both.
-	StandsInFor string    `yaml:"stands_in_for"`
-	Variants    []Variant `yaml:"variants"` // at least one; the first is the default
+	StandsInFor string `yaml:"stands_in_for"`
+	// Differs says, a line each, how the impl differs from the seed's system it reproduces or
+	// stands in for, or, for an impl that stands for no seed system, what it is instead. Every
+	// manifest has the key; an empty list means none known. The seed sections of the report
+	// show it.
+	Differs  []string  `yaml:"differs"`
+	Variants []Variant `yaml:"variants"` // at least one; the first is the default
 	// Workloads holds, by workload id, the impl's section for it (workloads.NAME), decoded into
 	// the type the workload registered (SectionOf returns it typed). Parse decodes it.
 	Workloads map[string]any `yaml:"-"`
@@ -331,6 +336,7 @@ func Parse(data []byte, dir string) (*Manifest, error) {
 	m.Workloads = decodeSections(doc, add)
 	m.Dir = dir
 	m.validate(add)
+	checkDiffers(doc, add)
 	if len(probs) > 0 {
 		return nil, &ManifestError{Path: ManifestFile, Problems: probs}
 	}

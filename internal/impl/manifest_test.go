@@ -12,6 +12,7 @@ import (
 const goodManifest = `
 name: python-demo
 language: python
+differs: []
 description: a demo
 variants:
   - name: single
@@ -120,16 +121,22 @@ func TestLoadBroken(t *testing.T) {
 		{"not a mapping", "go/x", "- a\n- b\n", []string{"must be a mapping"}},
 		{"everything missing", "go/x", "description: x\n", []string{
 			`name: missing`, "language: missing", "variants: missing", "workloads: missing",
-			"start.command: missing", "ready: missing"}},
-		{"name rule", "python/pika-publisher", "name: pika-publisher\nlanguage: python\n", []string{
+			"start.command: missing", "ready: missing", "differs: missing (add a top-level differs: list after line 1:"}},
+		{"differs missing", "go/x", "name: go-x\nlanguage: go\ndescription: x\nvariants: [{name: a, mode: async}]\n", []string{
+			"differs: missing (add a top-level differs: list after line 3: a line each on how the impl differs from the seed's system"}},
+		{"differs not a list", "go/x", "name: go-x\nlanguage: go\ndiffers: none\n", []string{"differs: line 3: not a list"}},
+		{"differs not lines", "go/x", "name: go-x\nlanguage: go\ndiffers: [\"\", {a: b}, \"two\\nlines\"]\n", []string{
+			"differs[0]: line 3: not one line of text", "differs[1]: line 3: not one line of text", "differs[2]: line 3: not one line"}},
+		{"name rule", "python/pika-publisher", "name: pika-publisher\nlanguage: python\ndiffers: []\n", []string{
 			`name: "pika-publisher" does not follow the rule <language>-<folder> (name it "python-pika-publisher"`}},
-		{"name of another folder", "python/pika-publisher", "name: python-pika\nlanguage: python\n", []string{
+		{"name of another folder", "python/pika-publisher", "name: python-pika\nlanguage: python\ndiffers: []\n", []string{
 			`name: "python-pika" does not follow the rule`, `name it "python-pika-publisher"`}},
-		{"old top-level mode", "python/x", "name: python-x\nlanguage: python\nmode: sync\n", []string{
+		{"old top-level mode", "python/x", "name: python-x\nlanguage: python\ndiffers: []\nmode: sync\n", []string{
 			"mode: unknown key (the mode is a variant's now"}},
 		{"variants", "node/x", `
 name: node-x
 language: node
+differs: []
 variants:
   - {name: a, mode: sometimes, expect: [content-length-mismatch, teleport, content-length-mismatch]}
   - {name: a, env: {"1BAD": x}}
@@ -143,6 +150,7 @@ ready: {tcp: listen}
 		{"bad values", "python/bad", `
 name: Bad_Name
 language: cobol
+differs: []
 variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   teleport: {}
@@ -164,6 +172,7 @@ stop: {signal: HUP, timeout: forever}
 		{"unknown keys and types", "python/demo", `
 name: python-demo
 language: python
+differs: []
 variants: [{name: a, mode: async, colour: red}]
 workloads: {toy: {greeting: {word: hi, repeat: many, volume: 11}}, hello: {routes: [/], queues: [q]}}
 start: {command: [python, x.py], cmd: y}
@@ -172,11 +181,12 @@ requires: {python: [{name: pika}], commands: [{name: curl}]}
 install: {venv: missing.txt}
 extra: 1
 `, []string{"extra: unknown key", "start.cmd: unknown key", "variants[0].colour: unknown key",
-			"line 5: cannot unmarshal !!str `many` into int", "workloads.toy.greeting.volume: unknown key (known keys here: repeat, word)",
+			"line 6: cannot unmarshal !!str `many` into int", "workloads.toy.greeting.volume: unknown key (known keys here: repeat, word)",
 			"workloads.hello.queues: unknown key (known keys here: protocols, routes)", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
 		{"wrong language for install", "php/demo", `
 name: php-demo
 language: php
+differs: []
 variants: [{name: a, mode: sync}]
 workloads: {hello: {routes: ["/"]}}
 requires: {node: [{name: x, hint: y}], php_libraries: [{name: symfony/yaml, file: Symfony/Yaml}]}
@@ -234,7 +244,7 @@ func TestParseRef(t *testing.T) {
 func TestListFlagsLanguageFolder(t *testing.T) {
 	root := t.TempDir()
 	base := "variants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\nstart: {command: [x]}\nready: {tcp: listen}\n"
-	for rel, manifest := range map[string]string{"php/a": "name: php-a\nlanguage: php\n", "node/c": "name: php-c\nlanguage: php\n"} {
+	for rel, manifest := range map[string]string{"php/a": "name: php-a\nlanguage: php\ndiffers: []\n", "node/c": "name: php-c\nlanguage: php\ndiffers: []\n"} {
 		d := filepath.Join(root, rel)
 		os.MkdirAll(d, 0o755)
 		os.WriteFile(filepath.Join(d, ManifestFile), []byte(manifest+base), 0o644)

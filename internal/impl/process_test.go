@@ -20,7 +20,7 @@ import (
 // pyImpl writes a dependency-free Python impl running script.
 func pyImpl(t *testing.T, script, ready string, extra string) *Installation {
 	t.Helper()
-	manifest := "name: python-t\nlanguage: python\nworkloads: {hello: {routes: [/]}}\n" +
+	manifest := "name: python-t\nlanguage: python\ndiffers: []\nworkloads: {hello: {routes: [/]}}\n" +
 		"variants: [{name: one, mode: sync}, {name: two, mode: async, env: {IOBENCH_AMQP_URL: amqp://variant/, V: two}}]\n" +
 		"start: {command: [python3, app.py]}\n" + ready + extra
 	dir := writeImpl(t, "python/t", manifest)
@@ -276,7 +276,7 @@ func TestInstallPython(t *testing.T) {
 }
 
 func TestInstallFailures(t *testing.T) {
-	base := "name: python-broken\nlanguage: python\nvariants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\n" +
+	base := "name: python-broken\nlanguage: python\ndiffers: []\nvariants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\n" +
 		"start: {command: [python, app.py]}\nready: {tcp: listen}\ninstall: {venv: requirements.txt}\n"
 	t.Run("bad requirements", func(t *testing.T) {
 		dir := writeImpl(t, "python/broken", base)
@@ -303,7 +303,7 @@ func TestInstallFailures(t *testing.T) {
 		}
 	})
 	t.Run("no npm", func(t *testing.T) {
-		dir := writeImpl(t, "node/broken", "name: node-broken\nlanguage: node\nvariants: [{name: a, mode: async}]\nworkloads: {hello: {routes: [/]}}\n"+
+		dir := writeImpl(t, "node/broken", "name: node-broken\nlanguage: node\ndiffers: []\nvariants: [{name: a, mode: async}]\nworkloads: {hello: {routes: [/]}}\n"+
 			"start: {command: [node, server.js]}\nready: {tcp: listen}\ninstall: {npm: package-lock.json}\n", "package-lock.json", "package.json")
 		m, err := Load(dir)
 		if err != nil {
@@ -316,7 +316,7 @@ func TestInstallFailures(t *testing.T) {
 		}
 	})
 	t.Run("missing prerequisites", func(t *testing.T) {
-		dir := writeImpl(t, "python/needy", "name: python-needy\nlanguage: python\nvariants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\n"+
+		dir := writeImpl(t, "python/needy", "name: python-needy\nlanguage: python\ndiffers: []\nvariants: [{name: a, mode: sync}]\nworkloads: {hello: {routes: [/]}}\n"+
 			"start: {command: [python3, app.py]}\nready: {tcp: listen}\n"+
 			"requires: {commands: [{name: no-such-command-iobench, hint: apt-get install it}]}\n")
 		m, err := Load(dir)

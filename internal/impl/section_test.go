@@ -44,7 +44,7 @@ func init() {
 // TestSectionOf: a declared section comes back typed, an undeclared one as a zero value; the
 // routes of an HTTP workload come from the section that embeds HTTP.
 func TestSectionOf(t *testing.T) {
-	m, err := Parse([]byte("name: php-x\nlanguage: php\nvariants: [{name: a, mode: sync}]\nstart: {command: [php, x.php]}\nready: {tcp: listen}\n"+
+	m, err := Parse([]byte("name: php-x\nlanguage: php\ndiffers: []\nvariants: [{name: a, mode: sync}]\nstart: {command: [php, x.php]}\nready: {tcp: listen}\n"+
 		"workloads:\n  cachequeue: {routes: [/queue/zmq], consumers: {/queue/zmq: [php, z.php]}}\n  toy: {greeting: {word: hi, repeat: 3}}\n"), "")
 	if err != nil {
 		t.Fatal(err)

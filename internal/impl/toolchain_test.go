@@ -43,6 +43,7 @@ func installAt(t *testing.T, rel, manifest string, opts InstallOptions, files ma
 
 const phpNeedy = `name: php-needy
 language: php
+differs: []
 variants: [{name: a, mode: sync}]
 workloads: {hello: {routes: [/]}}
 requires:
@@ -106,6 +107,7 @@ echo App\Http\Greeter::hi(), ' ', acme_widgets(), ' ', class_exists('App\Nope') 
 
 const goImpl = `name: go-hello
 language: go
+differs: []
 variants: [{name: async, mode: async}]
 workloads: {hello: {routes: [/]}}
 start: {command: [iobench, serve, hello]}
@@ -135,6 +137,7 @@ func TestGoToolchain(t *testing.T) {
 
 const nodeImpl = `name: node-t
 language: node
+differs: []
 variants: [{name: async, mode: async}]
 workloads: {hello: {routes: [/]}}
 requires: {node: [{name: iobench-no-such-package}]}

@@ -45,6 +45,38 @@ func (m *Manifest) validate(add ProblemFunc) {
 	checkDuration(add, "stop.timeout", m.Stop.Timeout)
 }
 
+// differsHint says what a manifest's differs list holds.
+const differsHint = "a line each on how the impl differs from the seed's system, or what it is if it stands for none; [] for none known"
+
+// checkDiffers checks the manifest's top-level differs key (doc is its mapping): present, a
+// list, each entry one non-empty line. A missing key names the line to add it after.
+func checkDiffers(doc *yaml.Node, add ProblemFunc) {
+	var n *yaml.Node
+	after := 0
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		switch doc.Content[i].Value {
+		case "differs":
+			n = doc.Content[i+1]
+		case "name", "description", "stands_in_for":
+			after = max(after, doc.Content[i+1].Line)
+		}
+	}
+	switch {
+	case n == nil && after > 0:
+		add("differs", "missing", fmt.Sprintf("add a top-level differs: list after line %d: %s", after, differsHint))
+	case n == nil:
+		add("differs", "missing", "add a top-level differs: list: "+differsHint)
+	case n.Kind != yaml.SequenceNode:
+		add("differs", fmt.Sprintf("line %d: not a list", n.Line), differsHint)
+	default:
+		for i, c := range n.Content {
+			if c.Kind != yaml.ScalarNode || strings.TrimSpace(c.Value) == "" || strings.Contains(c.Value, "\n") {
+				add(fmt.Sprintf("differs[%d]", i), fmt.Sprintf("line %d: not one line of text", c.Line), differsHint)
+			}
+		}
+	}
+}
+
 // validateName checks the one naming rule: <language>-<folder>.
 func (m *Manifest) validateName(add ProblemFunc) {
 	want := ""

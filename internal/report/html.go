@@ -66,6 +66,7 @@ type page struct {
 	Count                    int
 	Board                    *verdictBoard // the seeds' claims at the top; nil without seeds
 	BoardNote                string
+	DiffersNote              string // heads each seed's differs lines
 	Summary                  []summaryRow
 	Folds                    []pageFold // the summary and the runs folded by seed; nil without seeds
 	Side                     []sideRow  // the impls side by side with their own cost
@@ -184,7 +185,7 @@ type seriesLine struct {
 
 func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	p := &page{Title: opt.Title, Source: opt.Source, ChartJS: template.JS(chartJS), Script: template.JS(reportJS),
-		ChartJSVersion: ChartJSVersion, BoardNote: boardNote}
+		ChartJSVersion: ChartJSVersion, BoardNote: boardNote, DiffersNote: differsNote}
 	if p.Title == "" {
 		p.Title = "iobench report"
 	}

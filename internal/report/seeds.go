@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 // seedSection is one seed's part of the report, built from the records that carry its verdict
@@ -20,7 +21,8 @@ type seedSection struct {
 	Seed                  []seedRow
 	SeedNote, SeedSources string
 	SeedAnchor            string
-	Tables                []section // the workloads' own tables of the seed's runs
+	Differs               []implDiffers // how each impl of the seed's runs differs from the seed's system
+	Tables                []section     // the workloads' own tables of the seed's runs
 	Claims                []ClaimResult
 	Verdict               section // the claims as a table
 	Summary               string  // "Of the seed's 3 claims: 2 hold here, ..."
@@ -61,8 +63,8 @@ func seedSections(recs []*result.Record) []seedSection {
 
 func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 	groups := Aggregate(recs)
-	s := seedSection{ID: v.ID, Anchor: "seed-" + anchorSafe(v.ID), Title: v.Title, Question: v.Question, Setup: v.Setup, Flaw: v.Flaw,
-		Runs: len(recs), Seed: seedRows(groups), SeedNote: seedNote, SeedSources: seedSources(groups), SeedAnchor: "seed-" + v.ID + "-beside",
+	s := seedSection{ID: v.ID, Anchor: "seed-" + anchorSafe(v.ID), Title: v.Title, Question: v.Question, Setup: v.Setup, Flaw: workload.FillFlaw(v.Flaw, recs),
+		Runs: len(recs), Differs: differsOf(recs), Seed: seedRows(groups), SeedNote: seedNote, SeedSources: seedSources(groups), SeedAnchor: "seed-" + v.ID + "-beside",
 		Tables: workloadSections(groups),
 		Verdict: section{ID: "verdict-" + v.ID, Title: "Verdict", Note: verdictNote,
 			Head: []string{"the seed's claim", "ratio", "figure", "seed", "ours", "verdict"},
@@ -88,6 +90,58 @@ func buildSeedSection(v *result.Verdict, recs []*result.Record) seedSection {
 	s.Summary = fmt.Sprintf("Of the seed's %s: %d hold here, %d in direction only (not the seed's size), %d do not, %d not shown or not measured.",
 		plural(len(v.Claims), "claim"), s.holds, s.direction, s.fails, s.uncertain)
 	return s
+}
+
+// implDiffers is one impl's differs lines, as its records carry them (its manifest's differs).
+type implDiffers struct {
+	Impl, StandsIn string
+	Lines          []string
+}
+
+// differsNote heads the differs lines in a seed's section.
+const differsNote = "How our impls differ from the seed's systems (each impl's manifest, differs:)"
+
+// differsOf returns the differs lines of each impl of recs, sorted by impl; an impl without
+// lines says "none recorded". It is nil when no record has lines (records older than the list).
+func differsOf(recs []*result.Record) []implDiffers {
+	byImpl := map[string]*implDiffers{}
+	found := false
+	for _, r := range recs {
+		if r == nil || r.Impl == "" {
+			continue
+		}
+		d := byImpl[r.Impl]
+		if d == nil {
+			d = &implDiffers{Impl: r.Impl}
+			byImpl[r.Impl] = d
+		}
+		if d.StandsIn == "" {
+			d.StandsIn = r.StandsIn
+		}
+		if len(d.Lines) == 0 && len(r.Differs) > 0 {
+			d.Lines, found = r.Differs, true
+		}
+	}
+	if !found {
+		return nil
+	}
+	out := make([]implDiffers, 0, len(byImpl))
+	for _, name := range sortedKeys(byImpl) {
+		d := *byImpl[name]
+		if len(d.Lines) == 0 {
+			d.Lines = []string{"none recorded"}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Label is the impl's name, with the seed's system it stands in for.
+func (d implDiffers) Label() string {
+	if d.StandsIn != "" {
+		return d.Impl + " (standing in for " + d.StandsIn + ")"
+	}
+	return d.Impl
 }
 
 // anchorSafe is id with every character an anchor or a Markdown link should not hold (any but
@@ -118,6 +172,15 @@ func markdownSeeds(b *strings.Builder, seeds []seedSection) {
 			}
 		}
 		fmt.Fprintf(b, "%s of this seed in this report. %s\n", plural(s.Runs, "run"), s.Summary)
+		if len(s.Differs) > 0 {
+			fmt.Fprintf(b, "\n**%s.**\n\n", differsNote)
+			for _, d := range s.Differs {
+				fmt.Fprintf(b, "- %s\n", md(d.Label()))
+				for _, l := range d.Lines {
+					fmt.Fprintf(b, "  - %s\n", md(l))
+				}
+			}
+		}
 		markdownSeedTable(b, s.Seed, s.SeedSources, "###")
 		for _, t := range s.Tables {
 			t.markdownAt(b, "###")
@@ -137,6 +200,15 @@ func textSeeds(w io.Writer, seeds []seedSection) error {
 		for _, p := range []struct{ k, v string }{{"Question", s.Question}, {"Setup", s.Setup}, {"Flaw", s.Flaw}} {
 			if p.v != "" {
 				fmt.Fprintf(w, "%s: %s\n", p.k, p.v)
+			}
+		}
+		if len(s.Differs) > 0 {
+			fmt.Fprintf(w, "%s:\n", differsNote)
+			for _, d := range s.Differs {
+				fmt.Fprintf(w, "  %s:\n", d.Label())
+				for _, l := range d.Lines {
+					fmt.Fprintf(w, "    - %s\n", l)
+				}
 			}
 		}
 		if err := textSeedTable(w, s.Seed); err != nil {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"html"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/iobench/iobench/internal/golden"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload/hello"
 )
 
 // loadSeedRecords reads testdata/seeds: records of real runs of the seeds' scenario files at
@@ -124,4 +126,75 @@ func swapSides(t *testing.T, recs []*result.Record, c result.Claim) []*result.Re
 		out = append(out, &cp)
 	}
 	return out
+}
+
+// TestSeedDiffersAndTurnedAway: a seed's section lists each impl's differs lines as its records
+// carry them (an impl without lines says so; no list at all for records without any), and a
+// flaw's {turned_away} becomes what the runs counted, not a fixed number.
+func TestSeedDiffersAndTurnedAway(t *testing.T) {
+	var recs []*result.Record
+	var seed4 []*result.Record
+	for _, r := range loadSeedRecords(t) {
+		cp := *r
+		if r.Verdict.ID == "seed4" {
+			v := *r.Verdict
+			v.Flaw = "Aerys turned connections away: " + hello.TurnedAwayMark + "."
+			cp.Verdict = &v
+			seed4 = append(seed4, &cp)
+		}
+		recs = append(recs, &cp)
+	}
+	if len(seed4) < 3 {
+		t.Fatalf("%d seed 4 records, want at least 3", len(seed4))
+	}
+	if s := seedSectionOf(t, recs, "seed4"); s.Differs != nil || !strings.Contains(s.Flaw, "none counted") {
+		t.Fatalf("records without differs or a probe: differs %v, flaw %q", s.Differs, s.Flaw)
+	}
+	seed4[0].Differs = []string{"first difference", "second difference"}
+	seed4[0].SetSection(hello.ConnLimitKey, &hello.ConnLimit{Opened: 100, Answered: 58, TurnedAway: 42})
+	seed4[1].SetSection(hello.ConnLimitKey, &hello.ConnLimit{Opened: 100, Answered: 61, TurnedAway: 39})
+	s := seedSectionOf(t, recs, "seed4")
+	if want := "Aerys turned connections away: 39 to 42 of 100 (2 runs)."; s.Flaw != want {
+		t.Errorf("flaw %q, want %q", s.Flaw, want)
+	}
+	var lines, none int
+	for _, d := range s.Differs {
+		switch {
+		case d.Impl == seed4[0].Impl:
+			lines++
+			if !slices.Equal(d.Lines, seed4[0].Differs) {
+				t.Errorf("%s: lines %q", d.Impl, d.Lines)
+			}
+		case slices.Equal(d.Lines, []string{"none recorded"}):
+			none++
+		}
+	}
+	if lines != 1 || none != len(s.Differs)-1 || none == 0 {
+		t.Errorf("differs %+v: want %s's lines and none recorded for the others", s.Differs, seed4[0].Impl)
+	}
+	for name, text := range renderAll(t, recs) {
+		if name == "html" {
+			text = html.UnescapeString(text)
+		}
+		for _, want := range []string{differsNote, "second difference", "39 to 42 of 100"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+	hello.ConnLimitOf(seed4[1]).TurnedAway = 42
+	if s := seedSectionOf(t, recs, "seed4"); !strings.Contains(s.Flaw, "42 of 100 in each of 2 runs") {
+		t.Errorf("flaw %q", s.Flaw)
+	}
+}
+
+func seedSectionOf(t *testing.T, recs []*result.Record, id string) seedSection {
+	t.Helper()
+	for _, s := range seedSections(recs) {
+		if s.ID == id {
+			return s
+		}
+	}
+	t.Fatalf("no section %s", id)
+	return seedSection{}
 }

@@ -40,6 +40,7 @@ type Record struct {
 	Warnings      []string       `json:"warnings,omitempty"`
 	Verification  *Verification  `json:"verification,omitempty"`  // the run's own check, as the suite judged it
 	StandsIn      string         `json:"stands_in_for,omitempty"` // the system the impl stands in for (its manifest's stands_in_for)
+	Differs       []string       `json:"differs,omitempty"`       // how the impl differs from the seed's system, a line each (its manifest's differs)
 	Seed          *Seed          `json:"seed,omitempty"`          // the seed's published figure for this setup
 	Verdict       *Verdict       `json:"verdict,omitempty"`       // the seed's question and claims, for its section of the report
 	// Sections are the workloads' own sections, by their top-level JSON key ("bus", "fanout"):

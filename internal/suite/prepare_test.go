@@ -12,6 +12,7 @@ import (
 // lackingImpl is a real manifest whose prerequisite cannot be on any machine.
 const lackingImpl = `name: go-lacking
 language: go
+differs: []
 description: "go-hello's server behind a prerequisite no machine has"
 variants:
   - {name: async, mode: async, description: as go-hello}

@@ -158,7 +158,7 @@ func TestSkipsWhatIsNotInstalled(t *testing.T) {
 		copyImpl(t, filepath.Join(implsRoot, dir), filepath.Join(root, dir))
 	}
 	needy := filepath.Join(root, "python", "needy")
-	writeFile(t, filepath.Join(needy, "impl.yaml"), "name: python-needy\nlanguage: python\nvariants: [{name: a, mode: async}]\n"+
+	writeFile(t, filepath.Join(needy, "impl.yaml"), "name: python-needy\nlanguage: python\ndiffers: []\nvariants: [{name: a, mode: async}]\n"+
 		"workloads: {hello: {routes: [/]}}\nstart: {command: [python3, app.py]}\nready: {tcp: listen}\n"+
 		"requires: {commands: [{name: iobench-no-such-runtime, hint: apt-get install iobench-no-such-runtime}]}\n")
 	known, err := Known(root)

@@ -55,6 +55,25 @@ func FlawText(expect []string) string {
 	return StatusFlaw + " (" + strings.Join(expect, ", ") + ")"
 }
 
+// FillFlaw returns a seed's flaw text with what its records counted filled in by each
+// registered workload's FlawCounts, given that workload's records among recs.
+func FillFlaw(text string, recs []*result.Record) string {
+	for _, name := range Names() {
+		w := registry[name]
+		if w.FlawCounts == nil {
+			continue
+		}
+		var own []*result.Record
+		for _, r := range recs {
+			if r != nil && r.Workload == name {
+				own = append(own, r)
+			}
+		}
+		text = w.FlawCounts(text, own)
+	}
+	return text
+}
+
 // FlawReproduced says whether rec, a run that failed its check or had errors, did so only by
 // reproducing the seed flaws its variant expects (rec.Expect): every error class is one those
 // flaws explain (impl.Explains, or none at all), and each expected flaw's signature is in the

@@ -53,6 +53,10 @@ type Workload struct {
 	// that its variant expects, or why not; nil means the workload recognises no flaw, so no run
 	// of it passes as a flaw reproduced. FlawReproduced calls it.
 	Flaw func(rec *result.Record, finding string) (ok bool, why string)
+	// FlawCounts fills what the workload's records counted into a seed's flaw text (hello: the
+	// connections its runs turned away, for {turned_away}); recs are the section's records of this
+	// workload, maybe none. nil leaves the text as written. FillFlaw calls it.
+	FlawCounts func(text string, recs []*result.Record) string
 	// Phases returns the phases a record's page lists (the bus: fill, commands, events).
 	Phases func(rec *result.Record) []result.Phase
 	// Series names the per-second values (result.Point.Values) the report charts instead of
@@ -117,14 +121,15 @@ type Target struct {
 // Name returns the impl's name, as records show it.
 func (t Target) Name() string { return t.Inst.Manifest.Name }
 
-// Label records what ran: the impl, its variant and mode, the seed flaws it expects and the
-// seed's system it stands in for (the variant's, else the impl's).
+// Label records what ran: the impl, its variant and mode, the seed flaws it expects, the seed's
+// system it stands in for (the variant's, else the impl's) and how the impl differs from it.
 func (t Target) Label(rec *result.Record) {
 	rec.Impl, rec.Variant, rec.Mode, rec.Expect = t.Name(), t.Variant.Name, t.Variant.Mode, t.Variant.Expect
 	rec.StandsIn = t.Variant.StandsInFor
 	if rec.StandsIn == "" {
 		rec.StandsIn = t.Inst.Manifest.StandsInFor
 	}
+	rec.Differs = t.Inst.Manifest.Differs
 	if d := t.Inst.Manifest.Dir; d != "" {
 		rec.Environment.Impls = impl.RootName(filepath.Dir(filepath.Dir(d)))
 	}

@@ -13,6 +13,7 @@ import (
 
 const busManifest = `name: php-x
 language: php
+differs: []
 variants: [{name: sync, mode: sync}]
 start: {command: [php, x.php]}
 ready: {log: '^ready$'}

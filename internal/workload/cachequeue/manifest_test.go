@@ -10,7 +10,7 @@ import (
 // TestManifestConsumers: a consumer is declared for a queue route with a store that the impl
 // serves, with a command; anything else is a problem of the manifest, all reported at once.
 func TestManifestConsumers(t *testing.T) {
-	const head = "name: php-x\nlanguage: php\nvariants: [{name: sync, mode: sync}]\nstart: {php_fpm: {}}\nworkloads:\n  cachequeue:\n"
+	const head = "name: php-x\nlanguage: php\ndiffers: []\nvariants: [{name: sync, mode: sync}]\nstart: {php_fpm: {}}\nworkloads:\n  cachequeue:\n"
 	good := head + "    routes: [/queue/zmq, /queue/redis]\n    consumers: {/queue/zmq: [php, zmqserver.php]}\n"
 	m, err := impl.Parse([]byte(good), "")
 	if err != nil {

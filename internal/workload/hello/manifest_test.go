@@ -9,7 +9,7 @@ import (
 	"github.com/iobench/iobench/internal/scenario"
 )
 
-const manifestHead = "name: go-x\nlanguage: go\nvariants: [{name: a, mode: async}, {name: h2, mode: async}]\n" +
+const manifestHead = "name: go-x\nlanguage: go\ndiffers: []\nvariants: [{name: a, mode: async}, {name: h2, mode: async}]\n" +
 	"start: {command: [iobench, serve, hello]}\nready: {tcp: listen}\nworkloads:\n  hello:\n    routes: [/]\n"
 
 // TestProtocolOf: a variant that protocols: names is loaded over its protocol, the others (and

@@ -33,7 +33,7 @@ func init() {
 	spec.Params["streams"] = scenario.ParamSpec{Type: scenario.Int, Check: streamsInRange,
 		Doc: fmt.Sprintf("HTTP/2 variants (protocols: h2c in the manifest): concurrent streams per connection, %d if unset; HTTP/1.1 variants ignore it", DefaultStreams)}
 	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: section, Run: run, Verify: verify,
-		Text: web.Text, Flaw: flaw, Serve: serveCommands})
+		Text: web.Text, Flaw: flaw, FlawCounts: turnedAway, Serve: serveCommands})
 }
 
 // run starts the run's impl and loads GET /, every response checked: status 200, body Body,

@@ -18,6 +18,7 @@ func TestManifestSection(t *testing.T) {
 	}
 	manifest := `name: python-demo
 language: python
+differs: []
 variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   publish:
