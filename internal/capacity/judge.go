@@ -79,7 +79,9 @@ func limitText(s SLO) string {
 	return millis(s.Limit)
 }
 
-// generatorBound returns what shows the generator fell behind, none when nothing does.
+// generatorBound returns what shows the generator fell behind, none when nothing does. Late
+// sends count only when the service's own time (from the send) met the SLOs: then the lateness
+// is what broke them.
 func generatorBound(slos []SLO, r StepResult) []string {
 	var why []string
 	if r.GeneratorCPU >= busyThread {
@@ -88,7 +90,7 @@ func generatorBound(slos []SLO, r StepResult) []string {
 	if limit := tightest(slos) / runQueueShare; limit > 0 && r.RunQueueDelay > limit {
 		why = append(why, fmt.Sprintf("its threads waited %s on average to run (above a tenth of the SLO, %s)", millis(r.RunQueueDelay), millis(limit)))
 	}
-	if share(r.LateSends, r.Requests) > lateShare {
+	if share(r.LateSends, r.Requests) > lateShare && !serviceFails(slos, r) {
 		why = append(why, fmt.Sprintf("%s requests (%.1f%%) were sent late while their connection was free", units.Count(r.LateSends), 100*share(r.LateSends, r.Requests)))
 	}
 	return why
@@ -125,13 +127,13 @@ func neededConnections(r StepResult, had int) int {
 // minConnections is the least -c the search gives itself.
 const minConnections = 10
 
-// DefaultConnections is -c for a search up to ceiling at slos: enough for the ceiling at the
-// tightest latency limit by Little's law, doubled (ceiling × limit × 2), at least 10. With no
+// DefaultConnections is the connections a step at rate needs at slos: enough for the rate at the
+// tightest latency limit by Little's law, doubled (rate × limit × 2), at least 10. With no
 // latency SLO, 100 ms of latency is assumed.
-func DefaultConnections(ceiling float64, slos []SLO) int {
+func DefaultConnections(rate float64, slos []SLO) int {
 	l := tightest(slos)
 	if l == 0 {
 		l = 100 * time.Millisecond
 	}
-	return max(minConnections, int(math.Ceil(ceiling*l.Seconds()*2)))
+	return max(minConnections, int(math.Ceil(rate*l.Seconds()*2)))
 }

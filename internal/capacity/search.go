@@ -24,8 +24,10 @@ type Settings struct {
 	// the StepFunc applies them).
 	StepDuration result.Duration `json:"step_duration"`
 	Warmup       result.Duration `json:"warmup"`
-	// Connections is -c; ConnectionsGiven says the user chose it, so that a connection-starved
-	// step stops the search instead of raising it.
+	// Connections is -c when ConnectionsGiven (the user chose it: a connection-starved step then
+	// stops the search instead of raising it); otherwise each step has enough for its rate at the
+	// tightest SLO latency by Little's law (DefaultConnections of the step's rate), at least
+	// Connections, and more after a starved step.
 	Connections      int  `json:"connections"`
 	ConnectionsGiven bool `json:"connections_given"`
 	// Rest, when set, is called after a failing step, to let the service drain what it queued
@@ -71,7 +73,7 @@ type searcher struct {
 	step     StepFunc
 	progress func(StepRecord)
 	rec      *Record
-	conns    int
+	conns    int // -c given, or the least a step has (raised by a starved step)
 	begun    time.Time
 }
 
@@ -84,9 +86,6 @@ func Search(ctx context.Context, s Settings, step StepFunc, progress func(StepRe
 	}
 	if s.Factor <= 1 {
 		s.Factor = 2
-	}
-	if s.Connections <= 0 {
-		s.Connections = DefaultConnections(s.Ceiling, s.SLOs)
 	}
 	r := &searcher{s: s, step: step, progress: progress, conns: s.Connections, begun: time.Now(),
 		rec: &Record{Search: s, Steps: []StepRecord{}}}
@@ -218,7 +217,7 @@ func (r *searcher) run(ctx context.Context, rate float64, phase string) (bool, e
 		return false, err
 	}
 	if verdict == Connections && !r.s.ConnectionsGiven {
-		r.conns = neededConnections(res, r.conns)
+		r.conns = neededConnections(res, r.connsFor(rate))
 		if verdict, res, err = r.once(ctx, rate, "retry"); err != nil {
 			return false, err
 		}
@@ -235,7 +234,7 @@ func (r *searcher) run(ctx context.Context, rate float64, phase string) (bool, e
 		r.rec.Reason = r.lastWhy()
 		return false, errStop
 	case Connections:
-		r.rec.Bound, r.rec.NeededConnections = Connections, neededConnections(res, r.conns)
+		r.rec.Bound, r.rec.NeededConnections = Connections, neededConnections(res, r.connsFor(rate))
 		r.rec.Reason = r.lastWhy()
 		return false, errStop
 	}
@@ -254,7 +253,8 @@ func (r *searcher) once(ctx context.Context, rate float64, phase string) (string
 		r.rec.Reason = fmt.Sprintf("stopped after %d steps (--max-steps) before an answer", r.s.MaxSteps)
 		return "", StepResult{}, errStop
 	}
-	res, err := r.step(ctx, rate, r.conns)
+	conns := r.connsFor(rate)
+	res, err := r.step(ctx, rate, conns)
 	if ctx.Err() != nil {
 		return "", res, ctx.Err()
 	}
@@ -262,12 +262,21 @@ func (r *searcher) once(ctx context.Context, rate float64, phase string) (string
 		return "", res, err
 	}
 	verdict, why := judge(r.s.SLOs, res)
-	st := newStepRecord(len(r.rec.Steps)+1, phase, r.conns, res, verdict, why)
+	st := newStepRecord(len(r.rec.Steps)+1, phase, conns, res, verdict, why)
 	r.rec.Steps = append(r.rec.Steps, st)
 	if r.progress != nil {
 		r.progress(st)
 	}
 	return verdict, res, nil
+}
+
+// connsFor is the connections of a step at rate: -c when given, else enough for the rate at the
+// SLO's latency (Little's law, doubled), at least what a starved step raised it to.
+func (r *searcher) connsFor(rate float64) int {
+	if r.s.ConnectionsGiven {
+		return r.conns
+	}
+	return max(r.conns, DefaultConnections(rate, r.s.SLOs))
 }
 
 func (r *searcher) lastWhy() string { return r.rec.Steps[len(r.rec.Steps)-1].Why }

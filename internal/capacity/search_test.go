@@ -148,13 +148,23 @@ func TestSearchStarvedGiven(t *testing.T) {
 	}
 }
 
-// TestSearchStarvedRaised: without -c, a starved step is run once more with the connections it
-// needed, and the search goes on.
+// TestSearchStarvedRaised: without -c, each step has Little's law's connections for its rate;
+// a service that holds its connections longer than its latency says starves them, and the step
+// is run once more with the connections it needed, and the search goes on.
 func TestSearchStarvedRaised(t *testing.T) {
 	s := settings()
-	s.SLOs = []SLO{{Metric: "p99", Limit: time.Second}}
-	s.StartRate, s.Ceiling, s.Connections = 100, 3200, 2
-	rec := search(t, s, upstream)
+	s.SLOs = []SLO{{Metric: "p99", Limit: 4 * time.Millisecond}}
+	s.StartRate, s.Ceiling = 100, 3200
+	step := func(ctx context.Context, rate float64, conns int) (StepResult, error) {
+		r := StepResult{Target: rate, Achieved: rate, Requests: int64(rate * 5)}
+		r.Service = Latencies{P50: time.Millisecond, P99: 3 * time.Millisecond, P999: 3 * time.Millisecond, Max: 3 * time.Millisecond}
+		r.Latency = r.Service
+		if limit := float64(conns) * 100; rate > limit { // each connection carries 100 req/s at most
+			r.Achieved, r.ConnWaits, r.Latency.P99 = limit, r.Requests/2, time.Second
+		}
+		return r, nil
+	}
+	rec := search(t, s, step)
 	if rec.Bound != Ceiling || *rec.MaxSustainableRate != 3200 {
 		t.Fatalf("bound %q, answer %v: want the ceiling once the connections were raised", rec.Bound, rec.MaxSustainableRate)
 	}

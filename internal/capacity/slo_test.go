@@ -56,7 +56,8 @@ func TestJudgeGenerator(t *testing.T) {
 		"busy thread":         {func(r *StepResult) { r.GeneratorCPU = 0.9 }, Generator},
 		"run-queue delay":     {func(r *StepResult) { r.RunQueueDelay = 3 * time.Millisecond }, Generator}, // above 20 ms / 10
 		"short run queue":     {func(r *StepResult) { r.RunQueueDelay = time.Millisecond }, Service},
-		"late sends":          {func(r *StepResult) { r.LateSends = 100 }, Generator}, // 2%
+		"late sends":          {func(r *StepResult) { r.LateSends, r.Service.P99 = 100, 5*time.Millisecond }, Generator}, // 2%
+		"late, service slow":  {func(r *StepResult) { r.LateSends = 100 }, Service},
 		"a few late sends":    {func(r *StepResult) { r.LateSends = 10 }, Service},
 		"passing, busy":       {func(r *StepResult) { r.GeneratorCPU, r.Latency.P99 = 0.95, 5*time.Millisecond }, Pass},
 		"achieved too few":    {func(r *StepResult) { r.Latency.P99, r.Achieved = 5*time.Millisecond, 980 }, Service},
@@ -72,7 +73,7 @@ func TestJudgeGenerator(t *testing.T) {
 	}
 }
 
-// TestDefaultConnections: Little's law at the ceiling and the tightest limit, doubled, at least 10.
+// TestDefaultConnections: Little's law at the rate and the tightest limit, doubled, at least 10.
 func TestDefaultConnections(t *testing.T) {
 	slos := []SLO{{Metric: "p99.9", Limit: 100 * time.Millisecond}, {Metric: "p99", Limit: 20 * time.Millisecond}}
 	if got := DefaultConnections(100_000, slos); got != 4000 {

@@ -234,6 +234,9 @@ func TestOpenLoopShowsStalls(t *testing.T) {
 		if res.Late == 0 {
 			t.Error("no late starts counted although the server stalled")
 		}
+		if res.LateFree+res.ConnWaits != res.Late || res.ConnWaits < 2*res.LateFree {
+			t.Errorf("late %d = %d with the connection free + %d waiting for it: the stalls' late starts waited for their connection", res.Late, res.LateFree, res.ConnWaits)
+		}
 		if res.Completed < 2500 {
 			t.Errorf("completed %d, want about 3000 (the rate must be kept after each stall)", res.Completed)
 		}
@@ -539,5 +542,28 @@ func answer(c net.Conn, resp []byte, closeAfter, byteByByte bool) {
 		if closeAfter {
 			return
 		}
+	}
+}
+
+// lazyClock oversleeps every wait by over, as a generator starved of CPU would.
+type lazyClock struct{ over time.Duration }
+
+func (lazyClock) Now() time.Time          { return time.Now() }
+func (c lazyClock) Sleep(d time.Duration) { time.Sleep(d + c.over) }
+
+// TestLateWhileFree: requests sent late by the generator itself, their connection idle, count as
+// late while free, not as waits for a connection (the goroutine engine, whose pacer sleeps on
+// the run's clock).
+func TestLateWhileFree(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	cfg := config(t, EngineGoroutine, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 2, 1, 200, time.Second
+	cfg.Clock = lazyClock{over: 3 * time.Millisecond}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LateFree < res.Completed/2 || res.ConnWaits > res.LateFree/10 {
+		t.Errorf("%d completed, %d late while free, %d waited for their connection: want most late while free", res.Completed, res.LateFree, res.ConnWaits)
 	}
 }

@@ -24,6 +24,8 @@ type group struct {
 	completed int64            // responses received
 	succeeded int64            // responses that met the expectations
 	late      int64
+	lateFree  int64 // late while their connection was free: the generator's own delay
+	waits     int64 // late because their connection was busy, or not yet open
 	bytes     int64
 	errs      [nClasses]int64
 	secDone   int64 // responses in the current second
@@ -49,6 +51,7 @@ func newGroup(open, timing, tls bool) *group {
 // sample is one finished request.
 type sample struct {
 	intended, sent, done time.Time
+	waited               bool // its connection was busy (or not open) at its intended start
 	bytes                int64
 	class                int // -1 success, else an index into ErrorClasses
 	response             bool
@@ -70,6 +73,11 @@ func (g *group) record(s sample) {
 			g.lag.Record(lag)
 			if lag > lateAfter {
 				g.late++
+				if s.waited {
+					g.waits++
+				} else {
+					g.lateFree++
+				}
 			}
 		}
 	}

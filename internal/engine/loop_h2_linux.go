@@ -430,6 +430,7 @@ func (l *loop) h2done(c *loopConn, s *h2stream) {
 	} else {
 		resp = httpload.Response{Status: int(s.status), KeepAlive: true, Read: s.read, BodyLen: s.bodyLen}
 	}
+	l.freeing(c, now)
 	o := l.outcome(s.q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(s.q.sent)), now))
 	if _, answered := l.r.account(l.g, o); answered {
 		c.answered++

@@ -61,7 +61,9 @@ func (l *loop) next(c *loopConn, now time.Time) bool {
 			return false
 		}
 		c.pacer.n++
-		l.push(c, inflight{intended: l.ns(intended), sent: l.ns(now), counted: !intended.Before(r.measure)})
+		at := l.ns(intended)
+		waited := c.phase != phOpen || c.freed-at > int64(lateAfter)
+		l.push(c, inflight{intended: at, sent: l.ns(now), counted: !intended.Before(r.measure), waited: waited})
 		return true
 	}
 	if !now.Before(r.end) {
@@ -166,7 +168,9 @@ func (l *loop) connected(c *loopConn) {
 		l.h2open(c)
 	}
 	for i := 0; i < c.inflight.n; i++ {
-		c.inflight.at(i).sent = l.ns(now)
+		q := c.inflight.at(i)
+		q.sent = l.ns(now)
+		q.waited = q.sent-q.intended > int64(lateAfter) // waited for the connect
 	}
 	if c.inflight.n > 0 {
 		l.dueBy(c, int64(now.Sub(l.r.start)+l.r.cfg.Timeout))
@@ -315,6 +319,7 @@ func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
 // open the parser turns to the next response. It starts no request: read does, after its batch.
 func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	now := l.r.clock.Now()
+	l.freeing(c, now)
 	q := c.inflight.pop()
 	c.unsent = min(c.unsent, c.inflight.n)
 	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(q.sent)), now)))
@@ -332,6 +337,14 @@ func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 		c.p.Begin(l.head)
 	}
 	return true
+}
+
+// freeing notes, as one of c's requests ends at now, when c last had room for another: now, when
+// it was full.
+func (l *loop) freeing(c *loopConn, now time.Time) {
+	if l.inFlight(c) >= l.depth {
+		c.freed = l.ns(now)
+	}
 }
 
 // broken ends c after a failure of its socket (err: a write error, a timeout): the oldest request

@@ -129,6 +129,8 @@ func (r *run) collect(t *ticker) *Result {
 		res.Completed += g.completed
 		res.Succeeded += g.succeeded
 		res.Late += g.late
+		res.LateFree += g.lateFree
+		res.ConnWaits += g.waits
 		res.BytesRead += g.bytes
 		for i, n := range g.errs {
 			errs[i] += n
