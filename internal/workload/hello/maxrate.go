@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/rawhttp"
 )
 
@@ -59,25 +60,16 @@ func (q *Queue) Counts() []int64 {
 	return append([]int64(nil), q.counts...)
 }
 
-// waiter tells time and waits: the real clock, or a test's.
-type waiter interface {
-	Now() time.Time
-	Sleep(d time.Duration)
-}
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time        { return time.Now() }
-func (wallClock) Sleep(d time.Duration) { time.Sleep(d) }
-
 // MaxRate is the hello server of known capacity: hello's answers, each sent when Queue says.
 type MaxRate struct {
 	Queue *Queue
-	clock waiter
+	clock engine.Clock
 }
 
 // NewMaxRate returns the hello server answering rate requests per second at most.
-func NewMaxRate(rate float64) *MaxRate { return &MaxRate{Queue: NewQueue(rate), clock: wallClock{}} }
+func NewMaxRate(rate float64) *MaxRate {
+	return &MaxRate{Queue: NewQueue(rate), clock: engine.RealClock{}}
+}
 
 // Serve answers hello on ln as Serve does, each answer held until its due time.
 func (m *MaxRate) Serve(ctx context.Context, ln net.Listener) error {
