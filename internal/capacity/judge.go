@@ -12,7 +12,7 @@ import (
 // StepResult is what one step measured over its window (warm-up excluded).
 type StepResult struct {
 	Target   float64 // req/s asked
-	Achieved float64 // successes per second
+	Achieved float64 // responses per second the window received: the rate the service kept
 	Requests int64   // requests whose intended start fell in the window
 	Errors   int64
 	Latency  Latencies // from the intended start

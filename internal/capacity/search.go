@@ -168,8 +168,11 @@ func (r *searcher) bisectAndConfirm(ctx context.Context) error {
 		}
 		r.rec.Confirmations.Failed++
 		b.High, b.Low = b.Low, r.lowerPass(b.Low)
-		if b.Low == 0 {
-			return r.stepDown(ctx, b.High)
+		if b.Low > 0 {
+			continue
+		}
+		if err := r.stepDown(ctx, b.High); err != nil {
+			return err
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +243,25 @@ func TestSearchConfirmationFails(t *testing.T) {
 	checkAnswer(t, rec, 9000, 0.02)
 	if !strings.Contains(rec.Line(), "stepped down") {
 		t.Errorf("line %q does not say it stepped down", rec.Line())
+	}
+}
+
+// TestSearchConfirmationFailsLowest: when the answer that fails its confirmation was the lowest
+// rate that passed, the search steps down by halves from it, then bisects and confirms anew.
+func TestSearchConfirmationFailsLowest(t *testing.T) {
+	n := 0
+	step := func(ctx context.Context, rate float64, conns int) (StepResult, error) {
+		n++
+		k := 1000.0
+		if n > 5 {
+			k = 600
+		}
+		return knee(k)(ctx, rate, conns)
+	}
+	rec := search(t, settings(), step)
+	checkAnswer(t, rec, 600, 0.02)
+	if rec.Confirmations.Failed != 1 || !slices.ContainsFunc(rec.Steps, func(s StepRecord) bool { return s.Phase == "down" && s.TargetRate == 500 }) {
+		t.Errorf("confirmations %+v, steps %+v: want one failed round, then a step down to 500", rec.Confirmations, rec.Steps)
 	}
 }
 

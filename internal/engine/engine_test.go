@@ -567,3 +567,24 @@ func TestLateWhileFree(t *testing.T) {
 		t.Errorf("%d completed, %d late while free, %d waited for their connection: want most late while free", res.Completed, res.LateFree, res.ConnWaits)
 	}
 }
+
+// TestEarlyAnswers: an open loop's requests of the warm-up answered in the measured phase are
+// counted apart (Early), so that with the counted ones they make what the server answered in the
+// phase: the rate, though the phase's last requests are still in flight when it ends.
+func TestEarlyAnswers(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(100 * time.Millisecond)
+			w.Write([]byte("ok"))
+		})
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Rate, cfg.Warmup, cfg.Duration = 20, 1, 100, 300*time.Millisecond, time.Second
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Early < 3 || res.Early > 20 || res.Succeeded+res.Early < 90 || res.Succeeded+res.Early > 105 {
+			t.Errorf("succeeded %d, early %d: want about 10 early (100 ms of 100 req/s) and 100 in all", res.Succeeded, res.Early)
+		}
+	})
+}

@@ -48,10 +48,13 @@ type Result struct {
 	// was free, the generator's own delay, and those whose connection was still busy with an
 	// earlier request (or not yet open) at their intended start.
 	LateFree, ConnWaits int64
-	BytesRead           int64
-	Series              []result.Point
-	Rates               []float64 // per thread, per second
-	Threads             []result.ThreadStats
+	// Early counts the responses that came in the measured phase to requests of the warm-up
+	// (not counted elsewhere): with the counted ones, what the server answered in the phase.
+	Early     int64
+	BytesRead int64
+	Series    []result.Point
+	Rates     []float64 // per thread, per second
+	Threads   []result.ThreadStats
 	// Timing is the server's own handling time of the counted successes (Config.Timing), nil
 	// when not asked; Untimed counts the successes that did not carry it.
 	Timing  *stats.Histogram
@@ -431,6 +434,9 @@ func (r *run) account(g *group, o outcome) (keep, answered bool) {
 	answered = err == nil
 	if r.stopped.Load() || (!r.cfg.Drain && r.cfg.Requests == 0 && o.done.After(r.end)) {
 		return answered && resp.KeepAlive, answered // the run is over: neither count nor blame
+	}
+	if err == nil && !o.counted && !o.done.Before(r.measure) {
+		g.early.Add(1)
 	}
 	if err != nil {
 		r.fail(g, o.counted, o.intended, socketClass(err))

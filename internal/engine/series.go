@@ -131,6 +131,7 @@ func (r *run) collect(t *ticker) *Result {
 		res.Late += g.late
 		res.LateFree += g.lateFree
 		res.ConnWaits += g.waits
+		res.Early += g.early.Load()
 		res.BytesRead += g.bytes
 		for i, n := range g.errs {
 			errs[i] += n

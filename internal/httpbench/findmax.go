@@ -74,8 +74,8 @@ func stepResult(res *engine.Result, rate float64, used procstat.Usage, wall time
 	r := capacity.StepResult{Target: rate, Requests: res.Succeeded + failed, Errors: failed,
 		Latency: latencies(res.Latency), Service: latencies(res.Uncorrected), RunQueueDelay: delay,
 		LateSends: res.LateFree, ConnWaits: res.ConnWaits}
-	if secs := res.Elapsed.Seconds(); secs > 0 {
-		r.Achieved = float64(res.Succeeded) / secs
+	if secs := res.Elapsed.Seconds(); secs > 0 { // what came in the window, as the server kept pace
+		r.Achieved = float64(res.Succeeded+res.Early) / secs
 	}
 	if len(used.Threads) > 0 && wall > 0 {
 		r.GeneratorCPU = used.Threads[0].Seconds() / wall.Seconds()
