@@ -30,7 +30,7 @@ func (m *findMaxFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&m.on, "find-max", false, "find the highest rate the service sustains within every --slo: open-loop steps climb (x2), bisect, confirm 3 times")
 	fs.StringArrayVar(&m.slos, "slo", nil, "with --find-max: an objective, p50|p99|p99.9|max<DURATION or errors<PCT%, e.g. 'p99<20ms' (repeatable: all must hold)")
 	fs.Float64Var(&m.settings.StartRate, "start-rate", d.StartRate, "with --find-max: the first step's rate, req/s")
-	cli.DurationVarP(fs, &m.step, "step-duration", "", d.StepDuration.Std(), "with --find-max: each step's measured window, after its --warmup (default 1s)")
+	cli.DurationVarP(fs, &m.step, "step-duration", "", d.StepDuration.Std(), "with --find-max: each step's measured window, after a warm-up (--warmup; 1s when not given)")
 	fs.Float64Var(&m.settings.Ceiling, "ceiling", d.Ceiling, "with --find-max: the highest rate to try, req/s")
 	fs.Float64Var(&m.settings.Floor, "floor", d.Floor, "with --find-max: the lowest rate a failing first step steps down to, req/s")
 	fs.IntVar(&m.settings.MaxSteps, "max-steps", d.MaxSteps, "with --find-max: stop after this many steps")
