@@ -3,6 +3,7 @@ package httpbench
 import (
 	"context"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/capacity"
@@ -34,6 +35,12 @@ func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta
 	res.Fill(rec, at)
 	rec.Parameters["engine"] = res.Engine
 	rec.Parameters["find_max"] = true
+	rec.Parameters["slo"] = strings.Join(sec.SLO, " ")
+	delete(rec.Parameters, "rate") // the step's, an outcome of the search: in its section
+	if !s.ConnectionsGiven {
+		delete(rec.Parameters, "connections")
+	}
+	rec.Case = strings.TrimSpace(rec.Case + " find-max")
 	rec.Interrupted = sec.Interrupted
 	rec.SetSection(capacity.Key, sec)
 	if res.EngineNote != "" {
