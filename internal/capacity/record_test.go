@@ -2,17 +2,14 @@ package capacity
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
-	"strings"
 	"testing"
 
-	"github.com/iobench/iobench/internal/report/export"
 	"github.com/iobench/iobench/internal/result"
 )
 
 // TestRecordRoundTrip: a search's section survives the record's JSON under "capacity" with the
-// keys the issue lists, and --format csv prints it one row per step.
+// keys the issue lists, and its CSV rows are one per step.
 func TestRecordRoundTrip(t *testing.T) {
 	sec := search(t, settings(), knee(2000))
 	rec := &result.Record{Workload: "http", Parameters: map[string]any{}}
@@ -35,12 +32,8 @@ func TestRecordRoundTrip(t *testing.T) {
 	if got == nil || *got.MaxSustainableRate != *sec.MaxSustainableRate || len(got.Steps) != len(sec.Steps) || got.Line() != sec.Line() {
 		t.Fatalf("read back %+v, want %+v", got, sec)
 	}
-	var out strings.Builder
-	if ok, err := export.Table(&out, &back); !ok || err != nil {
-		t.Fatalf("Table: %v, %v", ok, err)
-	}
-	rows, err := csv.NewReader(strings.NewReader(out.String())).ReadAll()
-	if err != nil || len(rows) != len(sec.Steps)+1 || rows[0][3] != "target_rate" || rows[1][3] != "1000" || rows[len(rows)-1][1] != "confirm" {
-		t.Errorf("csv (%v):\n%s", err, out.String())
+	head, rows := got.CSVRows()
+	if len(rows) != len(sec.Steps) || len(head) != len(rows[0]) || head[3] != "target_rate" || rows[0][3] != "1000" || rows[len(rows)-1][1] != "confirm" {
+		t.Errorf("csv rows: %v %v", head, rows)
 	}
 }

@@ -224,19 +224,21 @@ func TestSearchCeiling(t *testing.T) {
 	}
 }
 
+// droppingKnee is knee(from) for the first steps, then knee(to).
+func droppingKnee(from, to float64, steps int) StepFunc {
+	n := 0
+	return func(ctx context.Context, rate float64, conns int) (StepResult, error) {
+		if n++; n > steps {
+			return knee(to)(ctx, rate, conns)
+		}
+		return knee(from)(ctx, rate, conns)
+	}
+}
+
 // TestSearchConfirmationFails: a service whose knee drops while it is searched fails its
 // confirmation; the search steps down, says so, and confirms a lower answer.
 func TestSearchConfirmationFails(t *testing.T) {
-	n := 0
-	step := func(ctx context.Context, rate float64, conns int) (StepResult, error) {
-		n++
-		k := 10000.0
-		if n > 10 {
-			k = 9000
-		}
-		return knee(k)(ctx, rate, conns)
-	}
-	rec := search(t, settings(), step)
+	rec := search(t, settings(), droppingKnee(10000, 9000, 10))
 	if rec.Confirmations.Failed != 1 {
 		t.Errorf("confirmations %+v: want one failed round", rec.Confirmations)
 	}
@@ -249,16 +251,7 @@ func TestSearchConfirmationFails(t *testing.T) {
 // TestSearchConfirmationFailsLowest: when the answer that fails its confirmation was the lowest
 // rate that passed, the search steps down by halves from it, then bisects and confirms anew.
 func TestSearchConfirmationFailsLowest(t *testing.T) {
-	n := 0
-	step := func(ctx context.Context, rate float64, conns int) (StepResult, error) {
-		n++
-		k := 1000.0
-		if n > 5 {
-			k = 600
-		}
-		return knee(k)(ctx, rate, conns)
-	}
-	rec := search(t, settings(), step)
+	rec := search(t, settings(), droppingKnee(1000, 600, 5))
 	checkAnswer(t, rec, 600, 0.02)
 	if rec.Confirmations.Failed != 1 || !slices.ContainsFunc(rec.Steps, func(s StepRecord) bool { return s.Phase == "down" && s.TargetRate == 500 }) {
 		t.Errorf("confirmations %+v, steps %+v: want one failed round, then a step down to 500", rec.Confirmations, rec.Steps)
