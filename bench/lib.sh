@@ -1,17 +1,24 @@
 # lib.sh: what the bench scripts share; source it from bench/*.sh.
 
-# need CMD[=PACKAGE]...: installs with apt (as root) the package of each command not found on the
-# PATH or in /usr/sbin (the package is named as the command unless given).
+# need CMD[=PACKAGE]...: makes sure each command is on the PATH or in /usr/sbin. When one is not,
+# scripts/install-services.sh --with-bench-tools installs what is missing (as root): the one place
+# iobench's packages are named and installed. PACKAGE (the command's own name unless given) is
+# only for the message of a command still missing after it.
 need() {
   local missing=() spec
   for spec in "$@"; do
-    type -P "${spec%%=*}" >/dev/null || [[ -x /usr/sbin/${spec%%=*} ]] || missing+=("${spec#*=}")
+    on_path "${spec%%=*}" || missing+=("$spec")
   done
   ((${#missing[@]})) || return 0
-  echo "installing ${missing[*]}" >&2
-  [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 -print -quit 2>/dev/null) ]] && apt-get update -q
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  echo "missing ${missing[*]%%=*}: running scripts/install-services.sh --with-bench-tools" >&2
+  bash "$(dirname "${BASH_SOURCE[0]}")/../scripts/install-services.sh" --with-bench-tools || true
+  for spec in "${missing[@]}"; do
+    on_path "${spec%%=*}" || { echo "${spec%%=*} is still missing: install ${spec#*=}" >&2; exit 1; }
+  done
 }
+
+# on_path CMD: whether CMD is on the PATH or in /usr/sbin.
+on_path() { type -P "$1" >/dev/null || [[ -x /usr/sbin/$1 ]]; }
 
 # old_new SCRIPT ARGS...: sets OLD and NEW to the two builds an A/B script was given, or stops
 # with its usage.

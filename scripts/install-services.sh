@@ -11,6 +11,9 @@
 #   --with-test-tools                     also what the test suite needs: chromium (the HTML
 #                                         report test), python3-pip and prometheus-pushgateway
 #                                         (the OpenMetrics export's push test)
+#   --with-bench-tools                    also what the bench/ scripts run beside iobench:
+#                                         nghttp2-client (h2load), wrk, hey, linux-perf (perf),
+#                                         jq, bc and time (bench/lib.sh's need calls this)
 #
 # It only installs: iobench starts private instances on free ports of 127.0.0.1 itself
 # ('iobench services up', or each run), so no daemon is started here. A policy-rc.d that
@@ -25,6 +28,7 @@ PKGS=(rabbitmq-server postgresql postgresql-client redis-server redis-tools memc
   php8.2-amqp php8.2-pgsql php-symfony-messenger php-symfony-amqp-messenger php-symfony-serializer
   php-doctrine-dbal php8.2-curl php-guzzlehttp-guzzle php-monolog python3-venv)
 readonly TEST_TOOLS=(chromium python3-pip prometheus-pushgateway)
+readonly BENCH_TOOLS=(nghttp2-client wrk hey linux-perf jq bc time)
 
 log() { printf 'install-services.sh: %s\n' "$*" >&2; }
 
@@ -33,8 +37,9 @@ for arg in "$@"; do
   case $arg in
     --check) check_only=1 ;;
     --with-test-tools) PKGS+=("${TEST_TOOLS[@]}") ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools]"; exit 2 ;;
+    --with-bench-tools) PKGS+=("${BENCH_TOOLS[@]}") ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) log "unknown argument '$arg'; usage: $0 [--check] [--with-test-tools] [--with-bench-tools]"; exit 2 ;;
   esac
 done
 

@@ -116,7 +116,7 @@ func TestVerifyGoPublisher(t *testing.T) {
 		t.Skip("no RabbitMQ: run through make test, which starts one and sets " + env.AMQPURL)
 	}
 	code, stdout, stderr := runCLI("verify", "go-publisher", "-n", "300", "--state-dir", t.TempDir())
-	for _, v := range []string{"single", "pool", "ultra"} {
+	for _, v := range []string{"single", "pool", "ultra", "single-fast", "pool-fast", "ultra-fast"} {
 		if want := "ok   publish " + v + ": 300 of 300 messages counted at the broker"; !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q", want)
 		}

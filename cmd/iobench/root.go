@@ -10,9 +10,9 @@ import (
 	"github.com/iobench/iobench/internal/workload"
 )
 
-// subcommands holds the constructors of the top-level commands; each command's file adds its own
-// in an init function, so that commands live in files of their own. A workload's own command
-// comes from its package (workload.Commands).
+// subcommands holds the constructors of the top-level commands that are not a workload's; each
+// command's file adds its own in an init function, so that commands live in files of their own.
+// The workloads' own commands come from the registry (workload.Commands).
 var subcommands []func() *cobra.Command
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {

@@ -15,10 +15,14 @@ import (
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/suite"
+	"github.com/iobench/iobench/internal/workload/runone"
 	"github.com/iobench/iobench/scenarios"
 )
 
-func init() { subcommands = append(subcommands, newRunCmd) }
+func init() {
+	subcommands = append(subcommands, newRunCmd)
+	runone.RunSuite = runShipped // `iobench publish seed2`: the workload's command runs its scenario here
+}
 
 type runFlags struct {
 	results, implsDir, stateDir string
@@ -106,6 +110,14 @@ func runSuites(cmd *cobra.Command, args []string, f runFlags) error {
 		return cli.Failed(fmt.Errorf("%d run(s) failed: %s", len(failures), strings.Join(failures, "; ")))
 	}
 	return nil
+}
+
+// runShipped is runone.RunSuite: `iobench run`'s flags on fs, and the embedded scenario file name
+// run with them as `iobench run` runs it.
+func runShipped(fs *pflag.FlagSet) func(*cobra.Command, string) error {
+	f := new(runFlags)
+	f.add(fs)
+	return func(cmd *cobra.Command, name string) error { return runSuites(cmd, []string{shippedArg + name}, *f) }
 }
 
 // shippedArg before the name of a scenario file embedded in the binary makes an argument of

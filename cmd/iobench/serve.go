@@ -6,19 +6,14 @@ import (
 	"github.com/iobench/iobench/internal/workload"
 )
 
-// serveSubcommands holds the constructors of `iobench serve X` defined in this package; the
-// registered workloads give the others (workload.ServeCommands).
-var serveSubcommands []func() *cobra.Command
-
 func init() { subcommands = append(subcommands, newServeCmd) }
 
+// newServeCmd is `iobench serve`: its subcommands are the registered workloads' Go systems under
+// test (workload.ServeCommands).
 func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run a built-in Go system under test (hello, bus, ...)",
-	}
-	for _, sub := range serveSubcommands {
-		cmd.AddCommand(sub())
 	}
 	cmd.AddCommand(workload.ServeCommands()...)
 	return cmd

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/runone"
 )
@@ -16,7 +18,7 @@ import (
 func init() { subcommands = append(subcommands, newVerifyCmd) }
 
 func newVerifyCmd() *cobra.Command {
-	var b brokerFlags
+	var b runone.Broker
 	var count int
 	cmd := &cobra.Command{
 		Use:   "verify IMPL[:VARIANT]",
@@ -45,15 +47,15 @@ A broken manifest, a failed install or a missing prerequisite exits 2; a failed 
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runVerify(cmd, &b, args[0], count) },
 	}
-	b.add(cmd)
+	b.Add(cmd.Flags())
 	cmd.Flags().IntVarP(&count, "number", "n", 0, "messages per publish variant (default 200)")
 	return cmd
 }
 
-func runVerify(cmd *cobra.Command, b *brokerFlags, ref string, count int) error {
+func runVerify(cmd *cobra.Command, b *runone.Broker, ref string, count int) error {
 	ctx := cmd.Context()
 	out := cmd.OutOrStdout()
-	log, err := b.logger(cmd.ErrOrStderr())
+	log, err := b.Logger(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -61,7 +63,7 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, ref string, count int) error 
 		return cli.BadInput("-n %d: use a positive count", count)
 	}
 	name, variant := impl.ParseRef(ref)
-	inst, err := runone.Install(ctx, b.root(), name, b.stateDir, log)
+	inst, err := runone.Install(ctx, b.Root(), name, b.StateDir, log)
 	if err != nil {
 		return err
 	}
@@ -71,20 +73,14 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, ref string, count int) error 
 	m := inst.Manifest
 	fmt.Fprintf(out, "%s (%s; variants %s): manifest ok, installed in %s, prerequisites ok\n", m.Name, m.Language, m.VariantsText(), inst.Dir)
 	failures := 0
-	v := &workload.VerifyEnv{Out: out, Count: count, Log: log, Command: os.Args,
-		BrokerURL: func(ctx context.Context) (string, func(), error) {
-			br, err := b.openBroker(ctx, log)
-			if err != nil {
-				return "", nil, err
-			}
-			return br.url, func() { br.close(ctx, log) }, nil
-		}}
+	v := &workload.VerifyEnv{Out: out, Count: count, Log: log, Command: os.Args}
 	for _, name := range m.WorkloadNames() {
 		w, ok := workload.Lookup(name)
 		if !ok || w.Verify == nil {
 			fmt.Fprintf(out, "  skip %s: no checks for this workload in verify yet; run the workload itself\n", name)
 			continue
 		}
+		v.BrokerURL = brokerURL(b, w.Roles["broker"], log)
 		n, err := w.Verify(ctx, v, inst)
 		if err != nil {
 			return err
@@ -95,6 +91,18 @@ func runVerify(cmd *cobra.Command, b *brokerFlags, ref string, count int) error 
 		return cli.Failed(fmt.Errorf("%s: %d check(s) failed", m.Name, failures))
 	}
 	return nil
+}
+
+// brokerURL is VerifyEnv.BrokerURL for a workload whose broker is of role: the one the flags of b
+// find (runone.Broker.Open).
+func brokerURL(b *runone.Broker, role service.Role, log *slog.Logger) func(context.Context) (string, func(), error) {
+	return func(ctx context.Context) (string, func(), error) {
+		inst, stop, err := b.Open(ctx, role, log)
+		if err != nil {
+			return "", nil, err
+		}
+		return inst.URL, stop, nil
+	}
 }
 
 // onlyVariant narrows inst to the variant a reference names, so that verify checks it alone;

@@ -22,6 +22,7 @@ const (
 	Variant       = "IOBENCH_VARIANT"           // the manifest variant this run selected
 	BusProfile    = "IOBENCH_BUS_PROFILE"       // bus: seed or durable
 	Queue         = "IOBENCH_QUEUE"             // publish: the queue to publish to
+	QueueDurable  = "IOBENCH_QUEUE_DURABLE"     // publish: 1 when iobench declared the queue durable
 	Count         = "IOBENCH_COUNT"             // publish: messages to publish
 	Persistent    = "IOBENCH_PERSISTENT"        // publish: 1 for delivery mode 2
 	Confirm       = "IOBENCH_CONFIRM"           // publish: 1 for publisher confirms

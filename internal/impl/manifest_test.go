@@ -147,6 +147,7 @@ variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   teleport: {}
   fanuot: {}
+  fanout: {}
   hello: {routes: ["nope"], variants: {a: {queue: q, count: 1}}, consumers: {/: [php, x.php]}}
   toy: {greeting: {repeat: 0}}
 start: {command: [x]}
@@ -155,9 +156,9 @@ stop: {signal: HUP, timeout: forever}
 `, []string{
 			`name: "Bad_Name" is not a valid name`, `language: "cobol"`,
 			"workloads.teleport: unknown workload", `workloads.fanuot: unknown workload (did you mean "fanout"?`,
-			`workloads.hello.routes[0]: "nope" does not start with /`,
-			"workloads.hello.variants: unknown key (known keys here: routes)",
-			"workloads.hello.consumers: unknown key (known keys here: routes)",
+			"workloads.fanout.routes: missing", `workloads.hello.routes[0]: "nope" does not start with /`,
+			"workloads.hello.variants: unknown key (known keys here: protocols, routes)",
+			"workloads.hello.consumers: unknown key (known keys here: protocols, routes)",
 			"workloads.toy.greeting.repeat: not positive", "ready: both log and tcp given",
 			`stop.signal: "HUP"`, `stop.timeout: "forever" is not a positive duration`}},
 		{"unknown keys and types", "python/demo", `
@@ -172,7 +173,7 @@ install: {venv: missing.txt}
 extra: 1
 `, []string{"extra: unknown key", "start.cmd: unknown key", "variants[0].colour: unknown key",
 			"line 5: cannot unmarshal !!str `many` into int", "workloads.toy.greeting.volume: unknown key (known keys here: repeat, word)",
-			"workloads.hello.queues: unknown key (known keys here: routes)", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
+			"workloads.hello.queues: unknown key (known keys here: protocols, routes)", "requires.commands[0].hint: missing", "install.venv: missing.txt not found"}},
 		{"wrong language for install", "php/demo", `
 name: php-demo
 language: php

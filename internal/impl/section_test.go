@@ -6,12 +6,16 @@ import (
 )
 
 // The workloads register their manifest sections from their own packages, which import this
-// one, so these tests register stand-ins: hello and fanout as they are (routes only),
-// cachequeue of its shape (routes and consumers), bus and publish taking any keys (their keys and
+// one, so these tests register stand-ins: fanout as it is (routes only), hello and cachequeue of
+// their shapes (routes and protocols; routes and consumers), bus and publish taking any keys (their keys and
 // rules are their packages' tests', and cmd/iobench's TestRepoImpls loads every shipped manifest
 // with the real sections), so that the repo's impls load here. toy is a strict section of this
 // test's own: nested keys, typed values and a rule of its workload.
 type (
+	standInHello struct {
+		HTTP      `yaml:",inline"`
+		Protocols map[string]string `yaml:"protocols"`
+	}
 	standInCachequeue struct {
 		HTTP      `yaml:",inline"`
 		Consumers map[string][]string `yaml:"consumers"`
@@ -25,7 +29,7 @@ type (
 )
 
 func init() {
-	RegisterSection("hello", HTTPSection)
+	RegisterSection("hello", NewSection[standInHello]("", nil))
 	RegisterSection("fanout", HTTPSection)
 	RegisterSection("cachequeue", NewSection[standInCachequeue]("", nil))
 	RegisterSection("bus", NewSection[map[string]any]("", nil))
@@ -65,7 +69,7 @@ func TestSectionOf(t *testing.T) {
 // TestSectionKeys: the keys and help of a section come from the type its workload registered.
 func TestSectionKeys(t *testing.T) {
 	for w, want := range map[string]string{
-		"cachequeue": "consumers routes", "toy": "greeting greeting.repeat greeting.word", "hello": "routes", "bus": "", "teleport": "",
+		"cachequeue": "consumers routes", "toy": "greeting greeting.repeat greeting.word", "hello": "protocols routes", "fanout": "routes", "bus": "", "teleport": "",
 	} {
 		if got := strings.Join(SectionKeys(w), " "); got != want {
 			t.Errorf("SectionKeys(%s) = %q, want %q", w, got, want)

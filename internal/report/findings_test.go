@@ -9,6 +9,7 @@ import (
 	"github.com/iobench/iobench/internal/workload/bus"
 	"github.com/iobench/iobench/internal/workload/cachequeue"
 	"github.com/iobench/iobench/internal/workload/fanout"
+	"github.com/iobench/iobench/internal/workload/hello"
 )
 
 // The audit's findings, each shown on edited copies of real seed records (testdata/seeds).
@@ -121,7 +122,7 @@ func TestFlawNeedsItsSignature(t *testing.T) {
 	if Status(amp) == StatusFlaw {
 		t.Error("read errors without a probe of the connections pass as the connection limit")
 	}
-	amp.ConnLimit = &result.ConnLimit{Opened: 100, Answered: 60, TurnedAway: 40}
+	amp.SetSection(hello.ConnLimitKey, &hello.ConnLimit{Opened: 100, Answered: 60, TurnedAway: 40})
 	if Status(amp) != StatusFlaw {
 		t.Errorf("60 of 100 answered, 40 turned away: %q, want %q", Status(amp), StatusFlaw)
 	}
@@ -129,7 +130,8 @@ func TestFlawNeedsItsSignature(t *testing.T) {
 	if Status(amp) != StatusFailed {
 		t.Errorf("a crash: %q, want %q", Status(amp), StatusFailed)
 	}
-	amp.Verification, amp.ConnLimit = nil, &result.ConnLimit{Opened: 100, TurnedAway: 100}
+	amp.Verification = nil
+	amp.SetSection(hello.ConnLimitKey, &hello.ConnLimit{Opened: 100, TurnedAway: 100})
 	if Status(amp) == StatusFlaw {
 		t.Error("a server that answered nothing after the run passes as the connection limit")
 	}

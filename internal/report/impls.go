@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
@@ -13,7 +12,7 @@ import (
 const (
 	StatusVerified = "yes"
 	StatusFailed   = "no"
-	StatusFlaw     = "seed flaw reproduced" // errors in a run whose variant expects a seed flaw
+	StatusFlaw     = workload.StatusFlaw // errors in a run whose variant expects a seed flaw
 )
 
 // Status says what a run's verification means: verified; failed; or, for a run of a variant that
@@ -37,8 +36,8 @@ func Status(rec *result.Record) string {
 // StatusText is Status with the expected findings named: "seed flaw reproduced
 // (content-length-mismatch)".
 func StatusText(status string, expect []string) string {
-	if status == StatusFlaw && len(expect) > 0 {
-		return status + " (" + strings.Join(expect, ", ") + ")"
+	if status == StatusFlaw {
+		return workload.FlawText(expect)
 	}
 	return status
 }

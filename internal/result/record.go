@@ -38,11 +38,10 @@ type Record struct {
 	MachineCPU    float64        `json:"machine_cpu_percent,omitempty"` // all cores busy, % of all, every process (measured or not); 0 unknown
 	CPUProbe      float64        `json:"cpu_probe_us,omitempty"`        // the machine's speed just before the load: package cpuprobe's fixed loop, µs (lower is faster); 0 unknown
 	Warnings      []string       `json:"warnings,omitempty"`
-	Verification  *Verification  `json:"verification,omitempty"`     // the run's own check, as the suite judged it
-	StandsIn      string         `json:"stands_in_for,omitempty"`    // the system the impl stands in for (its manifest's stands_in_for)
-	ConnLimit     *ConnLimit     `json:"connection_limit,omitempty"` // probed after the run, where the variant expects a connection limit
-	Seed          *Seed          `json:"seed,omitempty"`             // the seed's published figure for this setup
-	Verdict       *Verdict       `json:"verdict,omitempty"`          // the seed's question and claims, for its section of the report
+	Verification  *Verification  `json:"verification,omitempty"`  // the run's own check, as the suite judged it
+	StandsIn      string         `json:"stands_in_for,omitempty"` // the system the impl stands in for (its manifest's stands_in_for)
+	Seed          *Seed          `json:"seed,omitempty"`          // the seed's published figure for this setup
+	Verdict       *Verdict       `json:"verdict,omitempty"`       // the seed's question and claims, for its section of the report
 	// Sections are the workloads' own sections, by their top-level JSON key ("bus", "fanout"):
 	// each a value of the type its workload registered (RegisterSection), read with SectionOf,
 	// or the raw JSON of a workload this build does not have.

@@ -9,14 +9,3 @@ type Verification struct {
 	OK  bool   `json:"ok"`
 	Why string `json:"why,omitempty"` // what failed, in one line; empty when OK
 }
-
-// ConnLimit is what a server did with connections held open at once after a run, for a variant
-// that expects a per-client connection limit (seed 4's Aerys): how many were opened, answered,
-// turned away (refused, or closed or reset before any response) or failed otherwise.
-type ConnLimit struct {
-	Opened     int    `json:"opened"`
-	Answered   int    `json:"answered"`
-	TurnedAway int    `json:"turned_away"`
-	Failed     int    `json:"failed"`
-	FirstError string `json:"first_error,omitempty"`
-}

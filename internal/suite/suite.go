@@ -88,6 +88,9 @@ func Run(ctx context.Context, s *scenario.Suite, o Options) []Outcome {
 		if rec != nil {
 			v := workload.Judge(rec, err)
 			rec.Verification = &v
+			if rec.Parameters == nil { // a workload's record need not have parameters of its own
+				rec.Parameters = map[string]any{}
+			}
 			rec.Parameters["run_id"] = r.ID
 			rec.Seed = seedOf(r.Seed)
 			rec.Verdict = st.verdictOf(r.Verdict)

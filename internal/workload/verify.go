@@ -42,6 +42,19 @@ func Judge(rec *result.Record, runErr error) result.Verification {
 	return v
 }
 
+// StatusFlaw is the status of a run that failed its check or had errors only by reproducing the
+// seed flaws its variant expects (FlawReproduced), as the summary's verified column shows it.
+const StatusFlaw = "seed flaw reproduced"
+
+// FlawText is StatusFlaw with the expected findings named: "seed flaw reproduced
+// (content-length-mismatch)".
+func FlawText(expect []string) string {
+	if len(expect) == 0 {
+		return StatusFlaw
+	}
+	return StatusFlaw + " (" + strings.Join(expect, ", ") + ")"
+}
+
 // FlawReproduced says whether rec, a run that failed its check or had errors, did so only by
 // reproducing the seed flaws its variant expects (rec.Expect): every error class is one those
 // flaws explain (impl.Explains, or none at all), and each expected flaw's signature is in the

@@ -1,21 +1,30 @@
 """Seed 2's Python publishers (normtomlins/rabbitmq-performance, pika 1.3.2), driven by iobench.
 
 Contract (`iobench impls --help`, workload publish): settings come from the environment
-(IOBENCH_AMQP_URL, IOBENCH_QUEUE, IOBENCH_COUNT, IOBENCH_VARIANT, IOBENCH_CONCURRENCY,
-IOBENCH_PERSISTENT, IOBENCH_CONFIRM). Print "ready" once every connection is open, wait for a
-line on stdin, publish IOBENCH_COUNT messages through the default exchange, print
+(IOBENCH_AMQP_URL, IOBENCH_QUEUE, IOBENCH_QUEUE_DURABLE, IOBENCH_COUNT, IOBENCH_VARIANT,
+IOBENCH_CONCURRENCY, IOBENCH_PERSISTENT, IOBENCH_CONFIRM). Print "ready", wait for a line on
+stdin, publish IOBENCH_COUNT messages through the default exchange, print
 "result sent=N seconds=S" and exit 0. iobench declares the queue and counts at the broker; the
-rate printed here is this program's own account, kept only for contrast.
+rate printed here is this program's own account, kept only for contrast. Every variant but
+processes connects before "ready"; processes connects after the start signal (its manifest says
+connect_after_go), as the seed's timer included its pool's start-up and connects.
 
-Variants, as in the seed:
+Variants, as in the seed (producer_optimized_concurrent_docker.py where it has them):
   single-persistent  one thread, persistent messages, confirm_delivery() (each publish waits)
-  single             one thread, one reused message dict, transient, no confirms
-  threads            N threads, a BlockingConnection each (pika connections are not thread-safe)
-  processes          N processes, a connection each
+  single             run_optimized_single_thread: connect and declare, then the clock; one reused
+                     message dict, its timestamp left '' as the seed's template did; the
+                     connection's close is timed
+  threads            N threads, a BlockingConnection each (the seed's code is missing)
+  processes          run_multiprocess_test: the clock starts before a ProcessPoolExecutor of N
+                     whose workers each connect, declare, publish a contiguous range (a new dict
+                     with datetime.now().isoformat() per message) and close
+  processes-warm     processes' workers and messages, connected before "go": the pool's start-up
+                     and the connects left out of the clock
 """
 
 import json
 import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 import os
 import sys
 import threading
@@ -26,6 +35,7 @@ import pika
 
 URL = os.environ["IOBENCH_AMQP_URL"]
 QUEUE = os.environ["IOBENCH_QUEUE"]
+QUEUE_DURABLE = os.environ.get("IOBENCH_QUEUE_DURABLE") == "1"
 COUNT = int(os.environ["IOBENCH_COUNT"])
 VARIANT = os.environ.get("IOBENCH_VARIANT", "single")
 CONCURRENCY = max(int(os.environ.get("IOBENCH_CONCURRENCY") or 1), 1)
@@ -60,6 +70,48 @@ def publish_range(channel, first, n):
     return n
 
 
+def publish_template(channel, first, n):
+    """run_optimized_single_thread's loop: one template dict whose timestamp stays '', a new
+    BasicProperties per message, a progress line every 10,000."""
+    start = time.perf_counter()
+    message = {"id": 0, "content": "Hello World #0", "timestamp": ""}
+    for i in range(first, first + n):
+        message["id"] = i
+        message["content"] = f"Hello World #{i}"
+        channel.basic_publish(
+            exchange="",
+            routing_key=QUEUE,
+            body=json.dumps(message),
+            properties=pika.BasicProperties(delivery_mode=2 if PERSISTENT else 1),
+        )
+        if i > 0 and i % 10000 == 0:
+            print(f"Sent {i} messages - Rate: {i / (time.perf_counter() - start):.0f} msgs/sec", flush=True)
+    return n
+
+
+def publish_fresh(channel, first, n):
+    """process_worker's loop: a new dict with datetime.now().isoformat() and a new BasicProperties
+    per message."""
+    for i in range(first, first + n):
+        message = {
+            "id": i,
+            "content": f"Hello World #{i}",
+            "timestamp": datetime.now().isoformat(),
+        }
+        channel.basic_publish(
+            exchange="",
+            routing_key=QUEUE,
+            body=json.dumps(message),
+            properties=pika.BasicProperties(delivery_mode=2 if PERSISTENT else 1),
+        )
+    return n
+
+
+def declare(channel):
+    """Declare the queue again as iobench declared it, as the seed's publishers did."""
+    channel.queue_declare(queue=QUEUE, durable=QUEUE_DURABLE)
+
+
 def split(count, parts):
     """Contiguous id ranges; the remainder goes to the first parts, none is dropped."""
     out, first = [], 0
@@ -76,7 +128,7 @@ def wait_for_go():
         sys.exit("stdin closed before the start signal")
 
 
-def run_single():
+def run_single_persistent():
     conn, channel = connect()
     wait_for_go()
     start = time.perf_counter()
@@ -84,6 +136,16 @@ def run_single():
     elapsed = time.perf_counter() - start
     conn.close()
     return sent, elapsed
+
+
+def run_single():
+    conn, channel = connect()
+    declare(channel)
+    wait_for_go()
+    start = time.perf_counter()
+    sent = publish_template(channel, 0, COUNT)
+    conn.close()
+    return sent, time.perf_counter() - start
 
 
 def run_threads():
@@ -126,22 +188,42 @@ def run_threads():
     return sum(sent), elapsed
 
 
-def process_worker(first, n, ready, go, results):
+def seed_process_worker(first, n):
+    """process_worker: connect, declare, publish, close, all on the seed's clock."""
+    conn, channel = connect()
+    declare(channel)
+    sent = publish_fresh(channel, first, n)
+    conn.close()
+    return sent
+
+
+def run_processes():
+    wait_for_go()
+    start = time.perf_counter()
+    # fork, as the seed's Linux Python 3.9 did (the default changes in Python 3.14)
+    with ProcessPoolExecutor(CONCURRENCY, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(seed_process_worker, first, n) for first, n in split(COUNT, CONCURRENCY)]
+        sent = sum(f.result() for f in futures)
+    return sent, time.perf_counter() - start
+
+
+def warm_process_worker(first, n, ready, go, results):
     try:
         conn, channel = connect()
+        declare(channel)
     except Exception as e:
         ready.put(repr(e))
         return
     ready.put("ok")
     go.wait()
-    results.put(publish_range(channel, first, n))
+    results.put(publish_fresh(channel, first, n))
     conn.close()
 
 
-def run_processes():
+def run_processes_warm():
     ready, results, go = multiprocessing.Queue(), multiprocessing.Queue(), multiprocessing.Event()
     procs = [
-        multiprocessing.Process(target=process_worker, args=(first, n, ready, go, results))
+        multiprocessing.Process(target=warm_process_worker, args=(first, n, ready, go, results))
         for first, n in split(COUNT, CONCURRENCY)
     ]
     for p in procs:
@@ -163,10 +245,11 @@ def run_processes():
 
 
 VARIANTS = {
-    "single-persistent": run_single,
+    "single-persistent": run_single_persistent,
     "single": run_single,
     "threads": run_threads,
     "processes": run_processes,
+    "processes-warm": run_processes_warm,
 }
 
 

@@ -25,6 +25,7 @@ import (
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"
+	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
 
 // consumerArg makes the test binary run the reference consumer instead of the tests, so that Run
@@ -38,10 +39,13 @@ const envDropEvents = "IOBENCH_BUS_TEST_DROP_EVENTS"
 // that a run checks for its own leftovers while other tests' consumers run beside it.
 const envRunMark = "IOBENCH_BUS_TEST_RUN"
 
+// TestMain lets the test binary be a consumer: the test consumer (consumerArg), or iobench's own
+// when go-bus's manifest runs `iobench serve bus` (workloadtest.ServeMain).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == consumerArg {
 		os.Exit(testConsumer())
 	}
+	workloadtest.ServeMain()
 	servicetest.MainWithDir(m, &implState)
 }
 

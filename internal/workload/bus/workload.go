@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/iobench/iobench/internal/impls/gobus"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
@@ -26,8 +29,9 @@ func init() {
 			return nil
 		},
 		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures(),
-		Tables: []workload.TableFunc{phasesTable},
-		Roles:  map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole}})
+		Tables:  []workload.TableFunc{phasesTable},
+		Roles:   map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole},
+		Command: newCommand, Serve: []func() *cobra.Command{gobus.ServeCommand}})
 }
 
 // figures are the bus's own figures for a seed's claims: each phase's mean rate (fill, commands,

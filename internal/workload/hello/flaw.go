@@ -12,7 +12,7 @@ import (
 
 // probeLimit returns the check after a run's load of a variant that expects a per-client
 // connection limit: as many connections as the run loaded with, held open at once against the
-// impl still running, answered or turned away (rec.ConnLimit). Other variants are not probed.
+// impl still running, answered or turned away (ConnLimit). Other variants are not probed.
 func probeLimit(r scenario.Run) func(ctx context.Context, addr string, rec *result.Record) {
 	n, _ := r.Params["connections"].(int64)
 	return func(ctx context.Context, addr string, rec *result.Record) {
@@ -20,10 +20,11 @@ func probeLimit(r scenario.Run) func(ctx context.Context, addr string, rec *resu
 			return
 		}
 		c := impl.ProbeConnections(ctx, addr, "/", int(n))
-		rec.ConnLimit = &result.ConnLimit{Opened: c.Opened, Answered: c.Answered, TurnedAway: c.TurnedAway, Failed: c.Failed}
+		probe := &ConnLimit{Opened: c.Opened, Answered: c.Answered, TurnedAway: c.TurnedAway, Failed: c.Failed}
 		if c.First != nil {
-			rec.ConnLimit.FirstError = c.First.Error()
+			probe.FirstError = c.First.Error()
 		}
+		rec.SetSection(ConnLimitKey, probe)
 	}
 }
 
@@ -46,7 +47,7 @@ func flaw(rec *result.Record, finding string) (bool, string) {
 		}
 		return true, fmt.Sprintf("%d responses whose body disagreed with their Content-Length, answered to the run's end", n)
 	case "connection-limit":
-		c := rec.ConnLimit
+		c := ConnLimitOf(rec)
 		switch {
 		case c == nil:
 			return false, "no probe of the connections after the run"

@@ -21,6 +21,10 @@ const (
 	ServerNetHTTP = "net-http"
 )
 
+// VariantHTTP2 is the go-hello impl's variant that `iobench serve hello` serves as --http2 does
+// (IOBENCH_VARIANT): net/http, HTTP/1.1 and h2c on one port.
+const VariantHTTP2 = "http2"
+
 // ServeNetHTTP answers HTTP on ln with net/http until ctx is cancelled, then closes ln and every
 // connection and returns nil, like Serve. It answers what Serve answers (GET and HEAD / -> 200
 // "Hello world!", another path 404, another method 405), with net/http's own parsing, keep-alive,

@@ -42,6 +42,7 @@ func newServeCommand() *cobra.Command {
 			if !cmd.Flags().Changed("server") && slices.Contains(Servers, os.Getenv(env.Variant)) {
 				server = os.Getenv(env.Variant)
 			}
+			h2c = h2c || os.Getenv(env.Variant) == VariantHTTP2 // the go-hello impl's http2 variant
 			serve := Serve
 			switch server {
 			case ServerRaw:

@@ -30,7 +30,9 @@ var ErrImpl = errors.New("publisher impl failed")
 // The contract: the impl reads the variables of package env, connects, prints a line "ready", waits for
 // one line on its standard input (iobench's start signal), publishes IOBENCH_COUNT messages to
 // IOBENCH_QUEUE through the default exchange, prints "result sent=N seconds=S" (its own account,
-// recorded for contrast only) and exits 0. iobench declares the queue; the impl does not.
+// recorded for contrast only) and exits 0. A variant whose settings say connect_after_go prints
+// "ready" before it connects and connects after the start signal, inside the measured window.
+// iobench declares the queue; an impl may declare it again as iobench did (IOBENCH_QUEUE_DURABLE).
 type ImplConfig struct {
 	Installation *impl.Installation
 	Variant      string // one of the manifest's variants, with settings in workloads.publish.variants
@@ -50,11 +52,12 @@ type ImplConfig struct {
 
 // external is the state of an impl run.
 type external struct {
-	inst    *impl.Installation
-	variant impl.Variant
-	proc    *impl.Process
-	usage   procstat.Usage
-	err     error
+	inst     *impl.Installation
+	variant  impl.Variant
+	settings Settings // the variant's, from the manifest
+	proc     *impl.Process
+	usage    procstat.Usage
+	err      error
 
 	mu   sync.Mutex
 	self *SelfReport
@@ -93,7 +96,7 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v}}
+	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v, settings: s}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,7 +121,7 @@ func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 	c, e := &r.cfg, r.ext
 	vars := map[string]string{
 		env.AMQPURL: c.URL, env.Concurrency: strconv.Itoa(c.Publishers),
-		env.Queue: c.Queue, env.Count: strconv.FormatInt(c.Count, 10),
+		env.Queue: c.Queue, env.QueueDurable: boolEnv(c.QueueDurable), env.Count: strconv.FormatInt(c.Count, 10),
 		env.Persistent: boolEnv(c.Persistent), env.Confirm: boolEnv(c.Confirm > 0),
 	}
 	r.probe = cpuprobe.Run()

@@ -59,7 +59,7 @@ func TestImplRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := publish.Section(rec)
-	if rec.Impl != "python-pika-publisher" || rec.Variant != "processes" || rec.Mode != "sync" || p.Variant != "processes" || p.Accepted != 1001 || p.SelfReported == nil || p.SelfReported.Sent != 1001 {
+	if rec.Impl != "python-pika-publisher" || rec.Variant != "processes" || rec.Mode != "sync" || p.Variant != "processes" || !p.ConnectAfterGo || p.Accepted != 1001 || p.SelfReported == nil || p.SelfReported.Sent != 1001 {
 		t.Fatalf("record %+v publish %+v", rec, p)
 	}
 	var sut bool

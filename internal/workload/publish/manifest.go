@@ -23,10 +23,18 @@ type Settings struct {
 	Confirm      bool   `yaml:"confirm"`       // publisher confirms
 	Concurrency  int    `yaml:"concurrency"`   // threads, processes or tasks; 0 = 1
 	Count        int    `yaml:"count"`         // messages, the seed's count
+	// ConnectAfterGo declares that the impl prints "ready" before it connects and connects once
+	// told to go, as a seed's code that started its clock before connecting did: its connects
+	// then fall inside its own timing and the broker-accepted window.
+	ConnectAfterGo bool `yaml:"connect_after_go"`
+	// ImprovesOn names the seed-faithful variant of the same impl that this one does better
+	// than (connecting before the clock, building messages without allocating): the report sets
+	// the two side by side, as what the seed's code left on the table.
+	ImprovesOn string `yaml:"improves_on"`
 }
 
 // section is publish's manifest section, registered with the workload.
-var section = impl.NewSection("{variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count}}}", checkSettings)
+var section = impl.NewSection("{variants: {VARIANT: {queue, queue_durable, persistent, confirm, concurrency, count, connect_after_go, improves_on}}}", checkSettings)
 
 // ManifestOf returns the publish section m declares (a zero one when it declares none).
 func ManifestOf(m *impl.Manifest) *Manifest {
@@ -63,6 +71,9 @@ func checkSettings(m *impl.Manifest, f string, w *Manifest, add impl.ProblemFunc
 		}
 		if s.Concurrency < 0 {
 			add(vf+".concurrency", fmt.Sprintf("%d", s.Concurrency), "use 0 or 1 for one, or the number of threads/processes/tasks")
+		}
+		if s.ImprovesOn != "" && (!declared[s.ImprovesOn] || s.ImprovesOn == name) {
+			add(vf+".improves_on", fmt.Sprintf("%q is not another declared variant", s.ImprovesOn), "name the seed-faithful variant this one improves on ("+strings.Join(m.VariantNames(), ", ")+")")
 		}
 		if s.Persistent && !s.QueueDurable {
 			add(vf+".persistent", "persistent messages in a non-durable queue do not survive a restart", "set queue_durable: true")

@@ -22,7 +22,8 @@ variants: [{name: a, mode: sync}, {name: b, mode: async}]
 workloads:
   publish:
     variants:
-      a: {queue: q, count: 0}
+      a: {queue: q, count: 0, improves_on: a}
+      b: {queue: q, count: 5, improves_on: z}
       c: {count: 5, concurrency: -1, persistent: true}
 start: {command: [python3, x.py]}
 ready: {log: ready}
@@ -35,7 +36,8 @@ ready: {log: ready}
 		t.Fatal("a broken publish section loaded")
 	}
 	for _, want := range []string{
-		"workloads.publish.variants.a.count: 0", `workloads.publish.variants: variant "b" has no publish settings`,
+		"workloads.publish.variants.a.count: 0", `workloads.publish.variants.a.improves_on: "a" is not another declared variant`,
+		`workloads.publish.variants.b.improves_on: "z" is not another declared variant`,
 		"workloads.publish.variants.c: not a declared variant", "workloads.publish.variants.c.queue: missing",
 		"workloads.publish.variants.c.concurrency: -1", "variants.c.persistent: persistent messages in a non-durable queue",
 	} {

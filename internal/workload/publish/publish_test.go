@@ -15,9 +15,15 @@ import (
 
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
 
-func TestMain(m *testing.M) { servicetest.Main(m) }
+// TestMain lets the test binary stand in for iobench when go-publisher's manifest runs
+// `iobench serve publisher`, then runs the tests on the services of servicetest.
+func TestMain(m *testing.M) {
+	workloadtest.ServeMain()
+	servicetest.Main(m)
+}
 
 var queueSeq atomic.Int64
 

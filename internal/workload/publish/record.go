@@ -60,6 +60,7 @@ func (r *run) record(ctx context.Context) *result.Record {
 	}
 	if r.ext != nil {
 		pub.Variant = r.ext.variant.Name
+		pub.ConnectAfterGo, pub.ImprovesOn = r.ext.settings.ConnectAfterGo, r.ext.settings.ImprovesOn
 		pub.PerPublisher = nil
 		pub.Client = Rate{}
 		pub.Body = "seed (the impl's)"

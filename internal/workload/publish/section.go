@@ -25,6 +25,11 @@ type Record struct {
 	Consumers        int    `json:"consumers"`
 	Preset           string `json:"preset,omitempty"`  // old records: the built-in publisher's preset, now go-publisher's variants
 	Variant          string `json:"variant,omitempty"` // the impl's variant (Python publishers)
+	// ConnectAfterGo is set when the impl connected after iobench's "go" (its manifest's
+	// connect_after_go): the broker-accepted window and its own timing include its connects.
+	ConnectAfterGo bool `json:"connect_after_go,omitempty"`
+	// ImprovesOn is the seed-faithful variant this one improves on (its manifest's improves_on).
+	ImprovesOn string `json:"improves_on,omitempty"`
 
 	// CountedBy says where the broker-accepted count comes from: "confirms" (broker acks),
 	// "queue" (the queue's message count, read from the broker each second) or

@@ -39,3 +39,29 @@ func TestRatesTable(t *testing.T) {
 		t.Errorf("rows\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestLeftTable: a variant that improves on a seed-faithful one is set beside it, by what the
+// broker accepted and what the client wrote; a group without its seed-faithful one, or of
+// another impl or load, gets no row.
+func TestLeftTable(t *testing.T) {
+	rec := func(impl, variant, of string, broker, self float64) *result.Record {
+		r := &result.Record{Workload: Name, Impl: impl}
+		r.SetSection(Name, &Record{Variant: variant, ImprovesOn: of, Broker: Rate{Mean: broker}, SelfReported: &SelfReport{Rate: self}})
+		return r
+	}
+	group := func(label, load string, recs ...*result.Record) workload.TableGroup {
+		return workload.TableGroup{Workload: Name, Label: label, Load: load, Records: recs}
+	}
+	groups := []workload.TableGroup{
+		group("go-publisher:pool", "", rec("go-publisher", "pool", "", 10000, 20000), rec("go-publisher", "pool", "", 12000, 20000)),
+		group("go-publisher:pool-fast", "", rec("go-publisher", "pool-fast", "pool", 33000, 90000)),
+		group("go-publisher:ultra-fast", "", rec("go-publisher", "ultra-fast", "ultra", 50000, 100000)),
+		group("other:pool-fast", "", rec("other", "pool-fast", "pool", 1, 1)),
+		group("go-publisher:pool-fast", "c2", rec("go-publisher", "pool-fast", "pool", 1, 1)),
+	}
+	got := leftTable(groups).Rows
+	want := [][]string{{"go-publisher:pool", "go-publisher:pool-fast", "11,000 msg/s", "33,000 msg/s", "3.00×", "20,000 msg/s", "90,000 msg/s", "4.50×"}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("rows\n%q\nwant\n%q", got, want)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -17,7 +19,8 @@ const Name = "publish"
 
 func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary, Verified: verified,
-		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable}, Roles: map[string]service.Role{"broker": BrokerRole}})
+		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable, leftTable}, Roles: map[string]service.Role{"broker": BrokerRole},
+		Command: newCommand, Serve: []func() *cobra.Command{newServeCommand}})
 }
 
 // clientWrite is the publisher's client write rate, the figure seed 2 printed (the record's

@@ -72,22 +72,57 @@ func (f *Flags) target(ctx context.Context, w string) (workload.Target, error) {
 // Target installs and checks the impl ref (NAME or NAME:VARIANT) from the impls folder root
 // (impl.DefaultRoot when empty), which must declare workload w; every failure is bad input.
 func Target(ctx context.Context, root, stateDir, ref, w string) (workload.Target, error) {
-	if root == "" {
-		root = impl.DefaultRoot()
-	}
 	name, vname := impl.ParseRef(ref)
-	inst, err := Install(ctx, root, name, stateDir, slog.New(slog.DiscardHandler))
+	inst, err := InstallFor(ctx, root, stateDir, name, w, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return workload.Target{}, err
-	}
-	if _, ok := inst.Manifest.Workloads[w]; !ok {
-		return workload.Target{}, cli.BadInput("impl %s does not declare the %s workload; see 'iobench impls'", name, w)
 	}
 	v, ok := inst.Manifest.Variant(vname)
 	if !ok {
 		return workload.Target{}, cli.BadInput("%v", inst.Manifest.UnknownVariant(vname))
 	}
 	return workload.Target{Inst: inst, Variant: v}, nil
+}
+
+// InstallFor installs and checks the impl name from the impls folder root (impl.DefaultRoot when
+// empty), which must declare workload w; every failure is bad input.
+func InstallFor(ctx context.Context, root, stateDir, name, w string, log *slog.Logger) (*impl.Installation, error) {
+	if root == "" {
+		root = impl.DefaultRoot()
+	}
+	inst, err := Install(ctx, root, name, stateDir, log)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := inst.Manifest.Workloads[w]; !ok {
+		return nil, cli.BadInput("impl %s does not declare the %s workload; see 'iobench impls'", name, w)
+	}
+	return inst, nil
+}
+
+// Ref joins an impl given as --impl NAME[:VARIANT] and --variant VARIANT into one reference
+// NAME[:VARIANT] ("" for none); --variant without --impl, or two different variants, is bad
+// input.
+func Ref(implFlag, variant string) (string, error) {
+	name, v := impl.ParseRef(implFlag)
+	switch {
+	case name == "" && variant != "":
+		return "", cli.BadInput("--variant without --impl; name the impl too, e.g. --impl NAME:%s", variant)
+	case v != "" && variant != "" && v != variant:
+		return "", cli.BadInput("--impl %s and --variant %s name two variants; give one", implFlag, variant)
+	case v == "" && variant != "":
+		return name + impl.RefSeparator + variant, nil
+	}
+	return implFlag, nil
+}
+
+// Logger is the logger on w at level (--log: debug, info or warn); another level is bad input.
+func Logger(level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, cli.BadInput("--log %q: use debug, info or warn", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
 // Install finds the impl name under root, installs and checks it; every failure is bad input

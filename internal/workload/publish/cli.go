@@ -1,31 +1,35 @@
-package main
+package publish
 
 import (
-	"github.com/iobench/iobench/internal/impls/gopublisher"
-
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/workload/publish"
+	"github.com/iobench/iobench/internal/impls/gopublisher"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/runone"
 )
 
-func init() { subcommands = append(subcommands, newPublishCmd) }
-
-type publishFlags struct {
-	brokerFlags
-	cfg      publish.Config
+// flags are `iobench publish`'s: the built-in publisher's settings (some of which go on top of an
+// impl's variant), the impl to run instead, and the broker.
+type flags struct {
+	runone.Broker
+	cfg      Config
 	implName string
 	variant  string
 	jsonPath string
 	quiet    bool
 }
 
-func newPublishCmd() *cobra.Command {
-	f := publishFlags{cfg: publish.DefaultConfig()}
+// newCommand is `iobench publish` (workload.Workload.Command): one run of the built-in publisher
+// or of an impl, counted at the broker (RunOne), and `publish seed2`.
+func newCommand() *cobra.Command {
+	f := flags{cfg: DefaultConfig()}
 	cmd := &cobra.Command{
-		Use:   publish.Name,
+		Use:   Name,
 		Short: "Seed 2: publish throughput to RabbitMQ, counted at the broker (the built-in Go publisher, or an impl)",
 		Long: `Publish messages to one RabbitMQ queue and report what the BROKER accepted: the publisher
 confirms it sent (--confirm N), or else the queue's message count read from the broker every
@@ -49,7 +53,7 @@ same broker-side counting. seed 2's Go runs are go-publisher's variants single, 
   iobench publish --impl python-pika-publisher:processes
   iobench publish --consumers 2 -n 200000 --json results/publish.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runPublish(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCommand(cmd, &f) },
 	}
 	fs := cmd.Flags()
 	c := &f.cfg
@@ -71,19 +75,18 @@ same broker-side counting. seed 2's Go runs are go-publisher's variants single, 
 	fs.StringVar(&f.variant, "variant", "", "the impl's variant, as --impl NAME:VARIANT (default: its first)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	f.brokerFlags.add(cmd)
-	cmd.AddCommand(newSeed2Cmd())
+	f.Broker.Add(fs)
+	cmd.AddCommand(newSeed2Command())
 	return cmd
 }
 
 // seed2Scenario is seed 2's scenario, embedded in the binary, that `iobench publish seed2` runs.
 const seed2Scenario = "seed2-publish.yaml"
 
-// newSeed2Cmd is `iobench publish seed2`: another name for running scenarios/seed2-publish.yaml,
-// the embedded one, as `iobench run` does.
-func newSeed2Cmd() *cobra.Command {
-	var f runFlags
-	cmd := &cobra.Command{
+// newSeed2Command is `iobench publish seed2`: another name for running
+// scenarios/seed2-publish.yaml, the embedded one, as `iobench run` does (runone.Shipped).
+func newSeed2Command() *cobra.Command {
+	return runone.Shipped(&cobra.Command{
 		Use:   "seed2",
 		Short: "Run seed 2's whole comparison (scenarios/seed2-publish.yaml, as 'iobench run' does), counted at the broker",
 		Long: `Run seed 2's scenario, scenarios/seed2-publish.yaml as embedded in this binary, exactly as
@@ -96,11 +99,72 @@ runs the seed's own. The Python impls are installed into virtualenvs under the s
 on first use (pip, from PyPI).`,
 		Example: `  iobench publish seed2
   iobench publish seed2 --full --results results/seed2`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runSuites(cmd, []string{shippedArg + seed2Scenario}, f)
-		},
+	}, seed2Scenario)
+}
+
+// runCommand turns the flags into one publish run (RunOne): the impl --impl names, with
+// the flags given on top of its variant, or the built-in publisher with all of them.
+func runCommand(cmd *cobra.Command, f *flags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	log, err := f.Logger(stderr)
+	if err != nil {
+		return err
 	}
-	f.add(cmd.Flags())
-	return cmd
+	fs := cmd.Flags()
+	cfg := f.cfg
+	if fs.Changed("duration") && cfg.Duration <= 0 {
+		return cli.BadInput("-d %v: use a positive duration such as 10s", cfg.Duration)
+	}
+	if fs.Changed("duration") && !fs.Changed("number") {
+		cfg.Count = 0
+	}
+	if err := result.CheckWritable(f.jsonPath); err != nil {
+		return cli.BadInput("--json: %v", err)
+	}
+	ref, err := runone.Ref(f.implName, f.variant)
+	if err != nil {
+		return err
+	}
+	var target workload.Target
+	if ref != "" {
+		if target, err = runone.Target(cmd.Context(), f.ImplsDir, f.StateDir, ref, Name); err != nil {
+			return err
+		}
+		onImpl(fs.Changed, &cfg)
+	} else {
+		cfg.URL = "amqp://check/" // checked for real once the broker is known
+		if err := cfg.Check(); err != nil {
+			return cli.RunError(err)
+		}
+	}
+	prog := cli.NewProgress(stderr, f.quiet)
+	prog.Line("starting rabbitmq...")
+	broker, stop, err := f.Open(ctx, BrokerRole, log)
+	prog.Done()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	cfg.Command, cfg.Log = os.Args, log
+	if prog.On() {
+		cfg.Progress = stderr
+	}
+	rec, runErr := RunOne(ctx, target, cfg, broker)
+	prog.Done()
+	return runone.Emit(cmd, rec, runErr, f.jsonPath, WriteSummary, "interrupted; the summary covers the part that ran")
+}
+
+// onImpl keeps, of the settings an impl's variant gives, only those the user gave: -n, -P and
+// --queue (zero for the variant's own).
+func onImpl(changed func(string) bool, cfg *Config) {
+	if !changed("number") {
+		cfg.Count = 0
+	}
+	if !changed("publishers") {
+		cfg.Publishers = 0
+	}
+	if !changed("queue") {
+		cfg.Queue = ""
+	}
 }

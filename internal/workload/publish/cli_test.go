@@ -1,4 +1,4 @@
-package main
+package publish_test
 
 import (
 	"encoding/json"
@@ -6,8 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/service/servicetest"
+	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
+
+// implsRoot is impls/ seen from this package's folder.
+const implsRoot = "../../../impls"
 
 // TestPublishImplRefBadInput checks --impl NAME:VARIANT as publish reads it: a variant the impl
 // lacks, two different variants, and --variant alone are one line and exit 2, before any broker
@@ -24,8 +28,8 @@ func TestPublishImplRefBadInput(t *testing.T) {
 		{"variant without impl", []string{"--variant", "pool"}, "--variant without --impl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"publish", "--impls-dir", "../../impls", "--state-dir", dir, "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"}, tc.args...)
-			code, stdout, stderr := runCLI(args...)
+			args := append([]string{"publish", "--impls-dir", implsRoot, "--state-dir", dir, "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"}, tc.args...)
+			code, stdout, stderr := workloadtest.Run(args...)
 			if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", code, stdout, stderr, tc.want)
 			}
@@ -34,15 +38,14 @@ func TestPublishImplRefBadInput(t *testing.T) {
 }
 
 // TestPublishImplVariantAndDefault publishes with --impl NAME:VARIANT and with NAME alone on the
-// RabbitMQ of the tests: the record names the variant given, and the impl's first by default.
+// RabbitMQ of the tests (go-publisher: this test binary as `iobench serve publisher`): the record
+// names the variant given, and the impl's first by default.
 func TestPublishImplVariantAndDefault(t *testing.T) {
-	if os.Getenv(env.AMQPURL) == "" {
-		t.Skip("no RabbitMQ: run through make test, which starts one and sets " + env.AMQPURL)
-	}
 	dir := t.TempDir()
 	for ref, want := range map[string]string{"go-publisher:pool": "pool", "go-publisher": "single"} {
 		out := dir + "/" + want + ".json"
-		code, _, stderr := runCLI("publish", "--impl", ref, "-n", "300", "--quiet", "--state-dir", dir, "--json", out)
+		code, _, stderr := workloadtest.Run("publish", "--impl", ref, "-n", "300", "--quiet", "--state-dir", dir, "--json", out,
+			"--impls-dir", implsRoot, "--amqp-url", servicetest.URL(t, "rabbitmq"))
 		if code != 0 {
 			t.Fatalf("publish --impl %s: exit %d: %s", ref, code, stderr)
 		}
@@ -57,37 +60,13 @@ func TestPublishImplVariantAndDefault(t *testing.T) {
 	}
 }
 
-// TestPublishSeed2IsTheScenario: `iobench publish seed2` loads the embedded
-// scenarios/seed2-publish.yaml, the suite that `iobench run scenarios/seed2-publish.yaml`
-// loads from the file: same name, same runs, same impls.
-func TestPublishSeed2IsTheScenario(t *testing.T) {
-	shipped, err := loadSuite([]string{shippedArg + seed2Scenario}, "../../impls", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, err := loadSuite([]string{"../../scenarios/" + seed2Scenario}, "../../impls", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if shipped.Name != file.Name || len(shipped.Runs) != len(file.Runs) || len(shipped.Runs) == 0 {
-		t.Fatalf("shipped %q with %d runs, file %q with %d", shipped.Name, len(shipped.Runs), file.Name, len(file.Runs))
-	}
-	for i, r := range shipped.Runs {
-		if f := file.Runs[i]; r.ID != f.ID || r.Impl != f.Impl {
-			t.Errorf("run %d: shipped %s (%s), file %s (%s)", i, r.ID, r.Impl, f.ID, f.Impl)
-		}
-	}
-}
-
 // TestPublishBuiltin publishes with the built-in Go publisher (no --impl) on the RabbitMQ of
 // the tests: the record names go-publisher with no variant and keeps the flags' settings.
 func TestPublishBuiltin(t *testing.T) {
-	if os.Getenv(env.AMQPURL) == "" {
-		t.Skip("no RabbitMQ: run through make test, which starts one and sets " + env.AMQPURL)
-	}
 	dir := t.TempDir()
 	out := dir + "/builtin.json"
-	code, _, stderr := runCLI("publish", "-n", "300", "-P", "2", "--confirm", "10", "--queue", "iobench.builtin-test", "--quiet", "--state-dir", dir, "--json", out)
+	code, _, stderr := workloadtest.Run("publish", "-n", "300", "-P", "2", "--confirm", "10", "--queue", "iobench.builtin-test", "--quiet", "--state-dir", dir, "--json", out,
+		"--amqp-url", servicetest.URL(t, "rabbitmq"))
 	if code != 0 {
 		t.Fatalf("publish: exit %d: %s", code, stderr)
 	}
@@ -108,5 +87,14 @@ func TestPublishBuiltin(t *testing.T) {
 	if err != nil || rec.Impl != "go-publisher" || rec.Variant != "" || p.Publishers != 2 || p.Confirm != 10 ||
 		p.Queue != "iobench.builtin-test" || p.CountedBy != "confirms" || p.Accepted != 300 {
 		t.Errorf("record %+v (%v); want go-publisher, no variant, 2 publishers, confirm 10, the queue given, 300 confirmed", rec, err)
+	}
+}
+
+// TestSeed2WithoutRun: in a binary without `iobench run` (this test's), `publish seed2` says it
+// cannot run the scenario, in one line and exit 1, rather than run something else.
+func TestSeed2WithoutRun(t *testing.T) {
+	code, stdout, stderr := workloadtest.Run("publish", "seed2")
+	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "no 'iobench run'") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and one line saying there is no 'iobench run'", code, stdout, stderr)
 	}
 }

@@ -1,25 +1,26 @@
-package main
+package bus
 
 import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/report"
+	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
-	"github.com/iobench/iobench/internal/workload/bus"
+	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"
 	"github.com/iobench/iobench/internal/workload/runone"
 )
 
-func init() { subcommands = append(subcommands, newBusCmd) }
-
-type busFlags struct {
+// flags are `iobench bus`'s: one run's options, the services, and the consumer to run (an impl
+// from impls/, go-bus by default, or a command of the user's, --sut-cmd).
+type flags struct {
 	n                                int
 	mode, profile                    string
 	concurrency, prefetch            int
@@ -29,13 +30,15 @@ type busFlags struct {
 	fault, jsonPath, sutCmd, verbose string
 	stateDir                         string
 	quiet                            bool
-	impl                             busImplFlags
+	impl, variant, implsDir          string
 }
 
-func newBusCmd() *cobra.Command {
-	var f busFlags
+// newCommand is `iobench bus` (workload.Workload.Command): one run of a consumer, as a one-run
+// suite would measure it (RunOne).
+func newCommand() *cobra.Command {
+	var f flags
 	cmd := &cobra.Command{
-		Use:   bus.Name,
+		Use:   Name,
 		Short: "Seed 1: a command bus (broker + database) consumed by a sync or an async consumer, every message accounted for",
 		Long: `Run the bus workload of seed 1 (symfony/messenger vs service-bus): fill a queue with N commands from
 one publisher, then start the consumer ('iobench serve bus' as a child process), which for each
@@ -71,46 +74,48 @@ R being 1 for a redelivered message, each line in one write.`,
   iobench bus --impl php-messenger --variant fixed -n 2000 --fault kill-sut@50%
   iobench bus --profile durable --fault kill-sut@50% --json results/bus.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBus(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCommand(cmd, f) },
 	}
 	fs := cmd.Flags()
 	fs.IntVarP(&f.n, "number", "n", 100000, "commands to send")
-	fs.StringVar(&f.mode, "mode", bus.ModeAsync, "consumer mode: sync (one message at a time, prefetch 1) or async")
-	fs.IntVar(&f.concurrency, "concurrency", bus.DefaultConcurrency, "async: handlers in flight in the one consumer process (and its pool size)")
-	fs.IntVar(&f.prefetch, "prefetch", bus.DefaultPrefetch, "async: unacked messages the broker may push (at least --concurrency)")
-	fs.StringVar(&f.profile, "profile", bus.ProfileSeed, "seed or durable")
+	fs.StringVar(&f.mode, "mode", ModeAsync, "consumer mode: sync (one message at a time, prefetch 1) or async")
+	fs.IntVar(&f.concurrency, "concurrency", DefaultConcurrency, "async: handlers in flight in the one consumer process (and its pool size)")
+	fs.IntVar(&f.prefetch, "prefetch", DefaultPrefetch, "async: unacked messages the broker may push (at least --concurrency)")
+	fs.StringVar(&f.profile, "profile", ProfileSeed, "seed or durable")
 	fs.StringVar(&f.broker, "broker", "", "amqp or nats (default: amqp when RabbitMQ is installed, else embedded nats)")
 	fs.StringVar(&f.db, "db", "", "postgres or sqlite (default: postgres when installed, else a sqlite file)")
 	fs.StringVar(&f.amqpURL, "amqp-url", "", "use this RabbitMQ, e.g. amqp://guest:guest@127.0.0.1:5672/")
 	fs.StringVar(&f.natsURL, "nats-url", "", "use this NATS server (with JetStream), e.g. nats://127.0.0.1:4222")
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this database: postgres://user:pass@127.0.0.1:5432/db or sqlite:///path.db")
-	cli.DurationVarP(fs, &f.timeout, "timeout", "", bus.DefaultTimeout, "bound on the whole run")
+	cli.DurationVarP(fs, &f.timeout, "timeout", "", DefaultTimeout, "bound on the whole run")
 	fs.StringVar(&f.fault, "fault", "", "inject a fault: kill-sut@50% or restart-broker@50%")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory of 'iobench services up' whose servers to use (default: iobench's own)")
 	fs.StringVar(&f.sutCmd, "sut-cmd", "", "run this consumer instead of 'iobench serve bus' (see above)")
 	fs.StringVar(&f.verbose, "log", "warn", "log level on stderr: debug, info (services, consumer output), warn")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress line")
-	f.impl.add(cmd)
+	fs.StringVar(&f.impl, "impl", "", "run this consumer impl from impls/ (NAME or NAME:VARIANT, see 'iobench impls')")
+	fs.StringVar(&f.variant, "variant", "", "the impl's variant (default: its first of --mode)")
+	fs.StringVar(&f.implsDir, "impls-dir", "", impl.RootFlagHelp)
 	return cmd
 }
 
-// runBus turns the flags into one bus run of the consumer they pick (busTarget) and runs it as a
-// one-run suite does (bus.RunOne).
-func runBus(cmd *cobra.Command, f busFlags) error {
+// runCommand turns the flags into one bus run of the consumer they pick (target) and runs it as a
+// one-run suite does (RunOne); a run that only reproduced the seed flaws its variant expects is
+// no failure.
+func runCommand(cmd *cobra.Command, f flags) error {
 	stderr := cmd.ErrOrStderr()
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.verbose)); err != nil {
-		return cli.BadInput("--log %q: use debug, info or warn", f.verbose)
+	log, err := runone.Logger(f.verbose, stderr)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if err := busproto.CheckModeProfile(f.mode, f.profile); err != nil {
 		return cli.RunError(err)
 	}
-	if fs := cmd.Flags(); f.mode == bus.ModeSync && (fs.Changed("concurrency") || fs.Changed("prefetch")) {
+	if fs := cmd.Flags(); f.mode == ModeSync && (fs.Changed("concurrency") || fs.Changed("prefetch")) {
 		return cli.BadInput("--mode sync handles one message at a time (concurrency 1, prefetch 1); drop --concurrency and --prefetch")
 	}
-	if _, err := bus.ParseFault(f.fault); err != nil {
+	if _, err := ParseFault(f.fault); err != nil {
 		return cli.RunError(err)
 	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
@@ -120,9 +125,9 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 	if err != nil {
 		return err
 	}
-	o := bus.Options{
+	o := Options{
 		N: f.n, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile, Fault: f.fault, Timeout: f.timeout,
-		Services: bus.ServicesConfig{
+		Services: ServicesConfig{
 			Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
 			Options: service.Options{StateDir: f.stateDir, Logger: log},
 		},
@@ -133,14 +138,53 @@ func runBus(cmd *cobra.Command, f busFlags) error {
 		o.Progress = stderr
 		prog.Line("starting services...")
 	}
-	rec, runErr := bus.RunOne(cmd.Context(), target, o)
+	rec, runErr := RunOne(cmd.Context(), target, o)
 	prog.Done()
 	if rec != nil && runErr != nil && flawOnly(rec, runErr) {
-		if err := runone.Emit(cmd, rec, nil, f.jsonPath, bus.WriteSummary, ""); err != nil {
+		if err := runone.Emit(cmd, rec, nil, f.jsonPath, WriteSummary, ""); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "%s: %v\n", report.StatusText(report.StatusFlaw, rec.Expect), runErr)
+		fmt.Fprintf(stderr, "%s: %v\n", workload.FlawText(rec.Expect), runErr)
 		return nil
 	}
-	return runone.Emit(cmd, rec, runErr, f.jsonPath, bus.WriteSummary, "interrupted; the partial result is above")
+	return runone.Emit(cmd, rec, runErr, f.jsonPath, WriteSummary, "interrupted; the partial result is above")
+}
+
+// target is the consumer the flags pick: --sut-cmd through sh -c in --mode; else the impl --impl
+// names (DefaultImpl without it), installed and checked, its variant picked by --variant or
+// --mode (workload.Pick; --mode counts for --impl only when given).
+func (f *flags) target(cmd *cobra.Command, log *slog.Logger) (workload.Target, error) {
+	ref, err := runone.Ref(f.impl, f.variant)
+	switch {
+	case err != nil:
+		return workload.Target{}, err
+	case ref != "" && f.sutCmd != "":
+		return workload.Target{}, cli.BadInput("--impl and --sut-cmd both given; drop one")
+	case f.sutCmd != "":
+		return CommandTarget([]string{"/bin/sh", "-c", f.sutCmd}, f.mode, filepath.Join(os.TempDir(), "iobench-sut-cmd")), nil
+	}
+	name, variant := impl.ParseRef(ref)
+	mode := f.mode
+	if ref == "" {
+		name = DefaultImpl
+	} else if !cmd.Flags().Changed("mode") {
+		mode = ""
+	}
+	inst, err := runone.InstallFor(cmd.Context(), f.implsDir, f.stateDir, name, Name, log)
+	if err != nil {
+		return workload.Target{}, err
+	}
+	t, err := workload.Pick(inst, variant, mode)
+	if err != nil {
+		return workload.Target{}, cli.BadInput("%v", err)
+	}
+	return t, nil
+}
+
+// flawOnly says whether a run that failed verification only reproduced the seed flaws its
+// variant expects (judged as every reader of the record judges it); such a run is no failure.
+func flawOnly(rec *result.Record, runErr error) bool {
+	v := workload.Judge(rec, runErr)
+	rec.Verification = &v
+	return FlawReproduced(rec)
 }
