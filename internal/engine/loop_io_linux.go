@@ -319,10 +319,11 @@ func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
 // open the parser turns to the next response. It starts no request: read does, after its batch.
 func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	now := l.r.clock.Now()
-	l.freeing(c, now)
+	done := answeredAt(c, l.r.start.Add(time.Duration(c.inflight.at(0).sent)), now)
+	l.freeing(c, done)
 	q := c.inflight.pop()
 	c.unsent = min(c.unsent, c.inflight.n)
-	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(q.sent)), now)))
+	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, done))
 	if answered {
 		c.answered++
 	} else {
@@ -339,11 +340,12 @@ func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	return true
 }
 
-// freeing notes, as one of c's requests ends at now, when c last had room for another: now, when
-// it was full.
-func (l *loop) freeing(c *loopConn, now time.Time) {
+// freeing notes, as one of c's requests ends with its answer arrived at done, when c last had
+// room for another: done, when it was full. A loop that reads the answer late is then late
+// itself, not waiting for the connection.
+func (l *loop) freeing(c *loopConn, done time.Time) {
 	if l.inFlight(c) >= l.depth {
-		c.freed = l.ns(now)
+		c.freed = l.ns(done)
 	}
 }
 
