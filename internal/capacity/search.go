@@ -30,6 +30,9 @@ type Settings struct {
 	// Connections, and more after a starved step.
 	Connections      int  `json:"connections"`
 	ConnectionsGiven bool `json:"connections_given"`
+	// MaxConnections, when above 0, caps the connections a step is given without -c (the
+	// open-file limit).
+	MaxConnections int `json:"max_connections,omitempty"`
 	// Rest, when set, is called after a failing step, to let the service drain what it queued
 	// before the next step.
 	Rest func(ctx context.Context, failed StepResult) `json:"-"`
@@ -279,7 +282,11 @@ func (r *searcher) connsFor(rate float64) int {
 	if r.s.ConnectionsGiven {
 		return r.conns
 	}
-	return max(r.conns, DefaultConnections(rate, r.s.SLOs))
+	n := max(r.conns, DefaultConnections(rate, r.s.SLOs))
+	if r.s.MaxConnections > 0 {
+		n = min(n, r.s.MaxConnections)
+	}
+	return n
 }
 
 func (r *searcher) lastWhy() string { return r.rec.Steps[len(r.rec.Steps)-1].Why }

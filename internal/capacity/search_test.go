@@ -169,6 +169,9 @@ func TestSearchStarvedRaised(t *testing.T) {
 	if rec.Bound != Ceiling || *rec.MaxSustainableRate != 3200 {
 		t.Fatalf("bound %q, answer %v: want the ceiling once the connections were raised", rec.Bound, rec.MaxSustainableRate)
 	}
+	if rec.Search.MaxConnections != 0 {
+		t.Fatal("no cap was set")
+	}
 	retries := 0
 	for _, st := range rec.Steps {
 		if st.Phase == "retry" {
@@ -284,5 +287,22 @@ func TestSearchMaxSteps(t *testing.T) {
 	rec := search(t, s, knee(20000))
 	if rec.MaxSustainableRate != nil || len(rec.Steps) != 4 || !strings.Contains(rec.Reason, "--max-steps") {
 		t.Errorf("answer %v, %d steps, reason %q", rec.MaxSustainableRate, len(rec.Steps), rec.Reason)
+	}
+}
+
+// TestSearchMaxConnections: without -c, no step is given more connections than the cap (the
+// open-file limit), however many Little's law asks for.
+func TestSearchMaxConnections(t *testing.T) {
+	s := settings()
+	s.SLOs = []SLO{{Metric: "p99", Limit: time.Second}}
+	s.MaxConnections = 50
+	rec := search(t, s, knee(3000))
+	for _, st := range rec.Steps {
+		if st.Connections > 50 {
+			t.Fatalf("step %+v: more than the cap of 50 connections", st)
+		}
+	}
+	if rec.Steps[0].Connections != 50 {
+		t.Errorf("first step at 1,000 req/s within 1 s: %d connections, want the cap, 50", rec.Steps[0].Connections)
 	}
 }

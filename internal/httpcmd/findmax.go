@@ -77,8 +77,9 @@ func (m *findMaxFlags) prepare(fs *pflag.FlagSet, f *httpFlags) error {
 	s.ConnectionsGiven = fs.Changed("connections")
 	if s.ConnectionsGiven {
 		s.Connections = f.opts.Connections
-	} else { // each step has its own (capacity.DefaultConnections); the open files must hold the ceiling's
-		f.opts.Connections = capacity.DefaultConnections(s.Ceiling, s.SLOs)
+	} else { // each step has its own (capacity.DefaultConnections), as many as the open files hold
+		f.opts.Connections = capacity.DefaultConnections(s.StartRate, s.SLOs)
+		s.MaxConnections = httpbench.MaxConnections()
 	}
 	f.opts.Duration, f.opts.Rate, f.opts.RateSet = s.StepDuration.Std(), s.StartRate, false
 	return nil
