@@ -557,7 +557,7 @@ func (c lazyClock) Sleep(d time.Duration) { time.Sleep(d + c.over) }
 func TestLateWhileFree(t *testing.T) {
 	srv := newCountingServer(t, hello)
 	cfg := config(t, EngineGoroutine, srv.URL)
-	cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 2, 1, 200, time.Second
+	cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 4, 1, 100, time.Second // a request per connection every 40 ms
 	cfg.Clock = lazyClock{over: 3 * time.Millisecond}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -583,8 +583,10 @@ func TestEarlyAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Early < 3 || res.Early > 20 || res.Succeeded+res.Early < 90 || res.Succeeded+res.Early > 105 {
-			t.Errorf("succeeded %d, early %d: want about 10 early (100 ms of 100 req/s) and 100 in all", res.Succeeded, res.Early)
+		// About 10 early (100 ms of 100 req/s), more when a busy machine slows the answers; in all
+		// at least the rate, at most what was sent (130: the warm-up's 30 and the phase's 100).
+		if res.Early < 3 || res.Early > 30 || res.Succeeded+res.Early < 90 || res.Succeeded+res.Early > 130 {
+			t.Errorf("succeeded %d, early %d: want about 10 early and 100 in all", res.Succeeded, res.Early)
 		}
 	})
 }
