@@ -28,7 +28,7 @@ func newCompareCmd() *cobra.Command {
 		Short: "Compare two sets of runs metric by metric, telling real changes from the spread of the repeats",
 		Long: `Compare BASE with NEW, each a result record or a results directory. Runs are grouped by workload,
 impl, mode and load model; for each group on both sides and each metric (throughput, p50, p99,
-p99.9, errors) the table shows the medians with their min–max, the change, and whether it is real:
+p99.9, errors, capacity: a --find-max record's max sustainable rate) the table shows the medians with their min–max, the change, and whether it is real:
 a Mann-Whitney U test at --alpha with 3 or more repeats per side (as benchstat). With fewer, the
 change is printed but not judged ("too few repeats to tell (1 and 1)"); --allow-few judges it
 anyway, by whether the min–max ranges overlap, and says so. Runs whose setups differ (rate,

@@ -26,6 +26,7 @@ type reportFlags struct {
 	quiet     bool
 	format    string
 	histogram string
+	series    bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -41,7 +42,7 @@ to the directory of the records when they all share one.
 --format prints one format to stdout and writes no files: hgrm is a record's latency histogram as
 HdrHistogram's percentile distribution in milliseconds (the text wrk2 prints and HdrHistogram's
 plotter draws; --histogram uncorrected or lag for an open loop's others), csv a record's
-per-second series, openmetrics the figures of every record given, as OpenMetrics text for
+per-second series (a --find-max record's steps, one row each, unless --series), openmetrics the figures of every record given, as OpenMetrics text for
 Prometheus or a Pushgateway.`,
 		Example: `  iobench report results/20261121-153208-quick
   iobench report --out /tmp/r results/a/hello-closed.json results/b/hello-closed.json
@@ -55,7 +56,7 @@ Prometheus or a Pushgateway.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("format") || cmd.Flags().Changed("histogram") {
+			if cmd.Flags().Changed("format") || cmd.Flags().Changed("histogram") || cmd.Flags().Changed("series") {
 				return runExport(cmd, args, f)
 			}
 			return runReport(cmd, args, f)
@@ -64,6 +65,7 @@ Prometheus or a Pushgateway.`,
 	fs := cmd.Flags()
 	fs.StringVar(&f.format, "format", "", "print one format to stdout instead: hgrm (one record's latency percentiles, for HdrHistogram's plotter), csv (one record's per-second series) or openmetrics (any records)")
 	fs.StringVar(&f.histogram, "histogram", string(export.Latency), "with --format hgrm: which histogram, latency, uncorrected or lag (the last two of an open loop)")
+	fs.BoolVar(&f.series, "series", false, "with --format csv: the per-second series even of a record whose section is a table of its own (a --find-max record's steps)")
 	fs.StringVar(&f.out, "out", "", "directory for summary.md and report.html (default: the records' directory)")
 	fs.StringVar(&f.title, "title", "", "title of the HTML report (default: iobench report)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only where the files went, not each run's text")

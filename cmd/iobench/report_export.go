@@ -34,7 +34,13 @@ func runExport(cmd *cobra.Command, args []string, f reportFlags) error {
 	case "hgrm":
 		err = export.HGRM(&b, recs[0], export.Histogram(f.histogram))
 	case "csv":
-		err = export.CSV(&b, recs[0])
+		var table bool
+		if !f.series {
+			table, err = export.Table(&b, recs[0])
+		}
+		if !table && err == nil {
+			err = export.CSV(&b, recs[0])
+		}
 	default:
 		runs := make([]export.Run, len(recs))
 		for i, r := range recs {
@@ -56,6 +62,8 @@ func runExport(cmd *cobra.Command, args []string, f reportFlags) error {
 // report, and --histogram with another format than hgrm.
 func checkExportFlags(cmd *cobra.Command, f reportFlags) error {
 	switch {
+	case f.format != "csv" && f.series:
+		return cli.BadInput("--series chooses the per-second series of --format csv; add --format csv or drop it")
 	case f.format == "":
 		return cli.BadInput("--histogram chooses the histogram of --format hgrm; add --format hgrm or drop it")
 	case !slices.Contains(formats, f.format):

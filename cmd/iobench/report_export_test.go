@@ -63,6 +63,7 @@ func TestReportFormatBadInput(t *testing.T) {
 		{"hgrm with --out", []string{"report", "--format", "hgrm", "--out", t.TempDir(), hello}, "drop --out, --title and --quiet"},
 		{"histogram alone", []string{"report", "--histogram", "lag", hello}, "add --format hgrm"},
 		{"histogram with csv", []string{"report", "--format", "csv", "--histogram", "lag", hello}, "add --format hgrm"},
+		{"series without csv", []string{"report", "--format", "hgrm", "--series", hello}, "--series chooses the per-second series of --format csv"},
 		{"unknown histogram", []string{"report", "--format", "hgrm", "--histogram", "p99", hello}, `no histogram "p99"`},
 		{"bus has no lag", []string{"report", "--format", "hgrm", "--histogram", "lag", filepath.Join(dir, "bus-sync-1.json")}, "no lag histogram"},
 		{"no records", []string{"report", "--format", "csv"}, "report needs result records"},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/iobench/iobench/internal/capacity"
 	"github.com/iobench/iobench/internal/report"
 	"github.com/iobench/iobench/internal/result"
 )
@@ -17,10 +18,12 @@ const (
 	P99        = "p99"
 	P999       = "p99.9"
 	Errors     = "errors"
+	// Capacity is a --find-max record's max sustainable rate (its capacity section).
+	Capacity = "capacity"
 )
 
 // Metrics are the metrics compared, in table order.
-var Metrics = []string{Throughput, P50, P99, P999, Errors}
+var Metrics = []string{Throughput, P50, P99, P999, Errors, Capacity}
 
 // MinRepeats is the number of repeats per side from which the U test is used.
 const MinRepeats = 3
@@ -146,7 +149,7 @@ func rows(label string, b, n report.Group, alpha float64, allowFew bool) []Row {
 			continue
 		}
 		r := Row{Group: label, Metric: m, Unit: unit(m, b), Base: report.SpreadOf(bv), New: report.SpreadOf(nv),
-			HigherIsBetter: m == Throughput}
+			HigherIsBetter: m == Throughput || m == Capacity}
 		r.Ratio = ratio(r.New.Median, r.Base.Median)
 		switch {
 		case differ != "":
@@ -169,7 +172,7 @@ func rows(label string, b, n report.Group, alpha float64, allowFew bool) []Row {
 // setupKeys are the parameters that make a run's load: runs that differ in one are not repeats
 // of one setup, and a change between them says nothing of a regression.
 var setupKeys = []string{"connections", "threads", "rate", "duration", "requests", "n", "concurrency", "keepalive",
-	"pipeline", "streams", "protocol", "http2", "count"}
+	"pipeline", "streams", "protocol", "http2", "count", "slo"}
 
 // setupDiff names the parameters in which the runs of base and new differ ("rate 20000 vs
 // 10000, connections 10 vs 20"), "" when they share one setup.
@@ -212,6 +215,12 @@ func values(recs []*result.Record, m string) ([]float64, bool) {
 		switch m {
 		case Throughput:
 			out = append(out, r.Throughput.Mean)
+		case Capacity: // only a search that found the service's knee (or the ceiling) has one
+			c := capacity.Section(r)
+			if c == nil || c.MaxSustainableRate == nil {
+				return nil, false
+			}
+			out = append(out, *c.MaxSustainableRate)
 		case Errors:
 			c := r.Counts
 			rate := 0.0
@@ -234,6 +243,8 @@ func unit(m string, g report.Group) string {
 	switch m {
 	case Throughput:
 		return g.Unit
+	case Capacity:
+		return "req/s"
 	case Errors:
 		return "%"
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/capacity"
 	"github.com/iobench/iobench/internal/result"
 )
 
@@ -139,9 +140,10 @@ func TestCompareKnownSpreads(t *testing.T) {
 }
 
 func TestCompareGroups(t *testing.T) {
-	// One group each side, different impls: compared with each other.
+	// One group each side, different impls: compared with each other, on every metric but
+	// capacity (no --find-max record).
 	tb := Compare(recs("node", []float64{1}, nil, 0), recs("go", []float64{2}, nil, 0), Options{})
-	if len(tb.Rows) != len(Metrics) || tb.Rows[0].Group != "hello node async closed → hello go async closed" {
+	if len(tb.Rows) != len(Metrics)-1 || tb.Rows[0].Group != "hello node async closed → hello go async closed" {
 		t.Fatalf("rows %+v", tb.Rows)
 	}
 	// Two groups on one side: matched by key, the rest listed.
@@ -269,5 +271,41 @@ func TestCompareLeavesOutUnverified(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "left out, not verified: new: hello go at 00:00:02 (impl go exited during the run)") {
 		t.Errorf("the table does not name the run left out:\n%s", b.String())
+	}
+}
+
+// withCapacity gives each record a --find-max section whose answer is the matching rate.
+func withCapacity(recs []*result.Record, rates ...float64) []*result.Record {
+	for i, r := range recs {
+		c := &capacity.Record{Bound: capacity.Service, MaxSustainableRate: &rates[i]}
+		r.SetSection(capacity.Key, c)
+	}
+	return recs
+}
+
+// TestCompareCapacity: the max sustainable rates of --find-max records are compared, higher
+// is better, and 'capacity<-10%' fails when they fell by more.
+func TestCompareCapacity(t *testing.T) {
+	base := withCapacity(recs("go", []float64{1, 1, 1}, nil, 0), 20000, 20100, 19900)
+	fell := withCapacity(recs("go", []float64{1, 1, 1}, nil, 0), 16000, 16100, 15900)
+	th, err := ParseThreshold("capacity<-10%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := Compare(base, fell, Options{})
+	var row *Row
+	for i := range tb.Rows {
+		if tb.Rows[i].Metric == Capacity {
+			row = &tb.Rows[i]
+		}
+	}
+	if row == nil || !row.HigherIsBetter || !row.Worse() || row.Unit != "req/s" || math.Abs(row.Delta()+0.2) > 1e-9 {
+		t.Fatalf("capacity row %+v: want -20%%, worse, in req/s", row)
+	}
+	if v := Check(tb, []Threshold{th}); len(v) != 1 || !strings.Contains(v[0].String(), "capacity") {
+		t.Errorf("violations %v: want capacity<-10%% crossed", v)
+	}
+	if v := Check(Compare(base, base, Options{}), []Threshold{th}); len(v) != 0 {
+		t.Errorf("violations %v of the same capacities", v)
 	}
 }

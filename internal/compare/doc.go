@@ -1,6 +1,7 @@
 // Package compare tells whether a change between two sets of runs is real, as benchstat does for
 // Go benchmarks: for each group of repeats (workload, impl, mode, load model) found on both sides
-// and each metric (throughput, p50, p99, p99.9, errors), it gives the ratio of the medians and
+// and each metric (throughput, p50, p99, p99.9, errors, and capacity: a --find-max record's max
+// sustainable rate), it gives the ratio of the medians and
 // whether the change exceeds the spread of the repeats.
 //
 // With at least 3 repeats on each side, that is a two-sided Mann-Whitney U test at a

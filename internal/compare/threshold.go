@@ -29,7 +29,7 @@ func (th Threshold) String() string {
 
 var thresholdRe = regexp.MustCompile(`^\s*([a-z0-9.]+)\s*([<>])\s*([+-]?[0-9]+(?:\.[0-9]+)?)\s*%\s*$`)
 
-// ParseThreshold reads METRIC OP CHANGE%: a metric (throughput, p50, p99, p99.9, errors), > or
+// ParseThreshold reads METRIC OP CHANGE%: a metric (throughput, p50, p99, p99.9, errors, capacity), > or
 // <, and a signed percentage, e.g. "p99>+10%", "throughput<-5%", "errors>0%".
 func ParseThreshold(s string) (Threshold, error) {
 	m := thresholdRe.FindStringSubmatch(s)

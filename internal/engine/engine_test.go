@@ -234,6 +234,9 @@ func TestOpenLoopShowsStalls(t *testing.T) {
 		if res.Late == 0 {
 			t.Error("no late starts counted although the server stalled")
 		}
+		if res.LateFree+res.ConnWaits != res.Late || res.ConnWaits < 2*res.LateFree {
+			t.Errorf("late %d = %d with the connection free + %d waiting for it: the stalls' late starts waited for their connection", res.Late, res.LateFree, res.ConnWaits)
+		}
 		if res.Completed < 2500 {
 			t.Errorf("completed %d, want about 3000 (the rate must be kept after each stall)", res.Completed)
 		}
@@ -540,4 +543,50 @@ func answer(c net.Conn, resp []byte, closeAfter, byteByByte bool) {
 			return
 		}
 	}
+}
+
+// lazyClock oversleeps every wait by over, as a generator starved of CPU would.
+type lazyClock struct{ over time.Duration }
+
+func (lazyClock) Now() time.Time          { return time.Now() }
+func (c lazyClock) Sleep(d time.Duration) { time.Sleep(d + c.over) }
+
+// TestLateWhileFree: requests sent late by the generator itself, their connection idle, count as
+// late while free, not as waits for a connection (the goroutine engine, whose pacer sleeps on
+// the run's clock).
+func TestLateWhileFree(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	cfg := config(t, EngineGoroutine, srv.URL)
+	cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 4, 1, 100, time.Second // a request per connection every 40 ms
+	cfg.Clock = lazyClock{over: 3 * time.Millisecond}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.LateFree < res.Completed/2 || 2*res.ConnWaits > res.LateFree {
+		t.Errorf("%d completed, %d late while free, %d waited for their connection: want most late while free", res.Completed, res.LateFree, res.ConnWaits)
+	}
+}
+
+// TestEarlyAnswers: an open loop's requests of the warm-up answered in the measured phase are
+// counted apart (Early), so that with the counted ones they make what the server answered in the
+// phase: the rate, though the phase's last requests are still in flight when it ends.
+func TestEarlyAnswers(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(100 * time.Millisecond)
+			w.Write([]byte("ok"))
+		})
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Rate, cfg.Warmup, cfg.Duration = 20, 1, 100, 300*time.Millisecond, time.Second
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// About 10 early (100 ms of 100 req/s), more when a busy machine slows the answers; in all
+		// at least the rate, at most what was sent (130: the warm-up's 30 and the phase's 100).
+		if res.Early < 3 || res.Early > 30 || res.Succeeded+res.Early < 90 || res.Succeeded+res.Early > 130 {
+			t.Errorf("succeeded %d, early %d: want about 10 early and 100 in all", res.Succeeded, res.Early)
+		}
+	})
 }

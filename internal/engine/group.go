@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/iobench/iobench/internal/stats"
@@ -24,6 +25,9 @@ type group struct {
 	completed int64            // responses received
 	succeeded int64            // responses that met the expectations
 	late      int64
+	lateFree  int64        // late while their connection was free: the generator's own delay
+	waits     int64        // late because their connection was busy, or not yet open
+	early     atomic.Int64 // responses in the measured phase to requests of the warm-up (Result.Early)
 	bytes     int64
 	errs      [nClasses]int64
 	secDone   int64 // responses in the current second
@@ -49,6 +53,7 @@ func newGroup(open, timing, tls bool) *group {
 // sample is one finished request.
 type sample struct {
 	intended, sent, done time.Time
+	waited               bool // its connection was busy (or not open) at its intended start
 	bytes                int64
 	class                int // -1 success, else an index into ErrorClasses
 	response             bool
@@ -70,6 +75,11 @@ func (g *group) record(s sample) {
 			g.lag.Record(lag)
 			if lag > lateAfter {
 				g.late++
+				if s.waited {
+					g.waits++
+				} else {
+					g.lateFree++
+				}
 			}
 		}
 	}

@@ -430,7 +430,9 @@ func (l *loop) h2done(c *loopConn, s *h2stream) {
 	} else {
 		resp = httpload.Response{Status: int(s.status), KeepAlive: true, Read: s.read, BodyLen: s.bodyLen}
 	}
-	o := l.outcome(s.q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(s.q.sent)), now))
+	done := answeredAt(c, l.r.start.Add(time.Duration(s.q.sent)), now)
+	l.freeing(c, done)
+	o := l.outcome(s.q, resp, err, done)
 	if _, answered := l.r.account(l.g, o); answered {
 		c.answered++
 	} else {

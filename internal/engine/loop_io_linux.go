@@ -61,7 +61,9 @@ func (l *loop) next(c *loopConn, now time.Time) bool {
 			return false
 		}
 		c.pacer.n++
-		l.push(c, inflight{intended: l.ns(intended), sent: l.ns(now), counted: !intended.Before(r.measure)})
+		at := l.ns(intended)
+		waited := c.phase != phOpen || c.freed-at > int64(lateAfter)
+		l.push(c, inflight{intended: at, sent: l.ns(now), counted: !intended.Before(r.measure), waited: waited})
 		return true
 	}
 	if !now.Before(r.end) {
@@ -166,7 +168,9 @@ func (l *loop) connected(c *loopConn) {
 		l.h2open(c)
 	}
 	for i := 0; i < c.inflight.n; i++ {
-		c.inflight.at(i).sent = l.ns(now)
+		q := c.inflight.at(i)
+		q.sent = l.ns(now)
+		q.waited = q.sent-q.intended > int64(lateAfter) // waited for the connect
 	}
 	if c.inflight.n > 0 {
 		l.dueBy(c, int64(now.Sub(l.r.start)+l.r.cfg.Timeout))
@@ -315,9 +319,11 @@ func retry(trap uintptr, fd int, b []byte) (n int, again bool, err error) {
 // open the parser turns to the next response. It starts no request: read does, after its batch.
 func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	now := l.r.clock.Now()
+	done := answeredAt(c, l.r.start.Add(time.Duration(c.inflight.at(0).sent)), now)
+	l.freeing(c, done)
 	q := c.inflight.pop()
 	c.unsent = min(c.unsent, c.inflight.n)
-	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, answeredAt(c, l.r.start.Add(time.Duration(q.sent)), now)))
+	keep, answered := l.r.account(l.g, l.outcome(q, resp, err, done))
 	if answered {
 		c.answered++
 	} else {
@@ -332,6 +338,15 @@ func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 		c.p.Begin(l.head)
 	}
 	return true
+}
+
+// freeing notes, as one of c's requests ends with its answer arrived at done, when c last had
+// room for another: done, when it was full. A loop that reads the answer late is then late
+// itself, not waiting for the connection.
+func (l *loop) freeing(c *loopConn, done time.Time) {
+	if l.inFlight(c) >= l.depth {
+		c.freed = l.ns(done)
+	}
 }
 
 // broken ends c after a failure of its socket (err: a write error, a timeout): the oldest request

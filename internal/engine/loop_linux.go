@@ -40,6 +40,7 @@ type loopConn struct {
 	due                  int64 // the timer, nanoseconds since the run's start
 	deadline             int64 // the connect's deadline, likewise
 	arrived              int64 // the kernel's receive time of the last read, when stamped
+	freed                int64 // when c last had room for one more request in flight, likewise
 	slot                 int   // index in the loop's timers, -1 when none
 	pacer                *Pacer
 	p                    httpload.Parser
@@ -52,6 +53,7 @@ type loopConn struct {
 type inflight struct {
 	intended, sent int64 // nanoseconds since the run's start: a third of two time.Time's size
 	counted        bool
+	waited         bool // its connection was full (or not open) at its intended start
 }
 
 // ns is t in nanoseconds since the run's start, as inflight and the timers keep it.
@@ -59,7 +61,7 @@ func (l *loop) ns(t time.Time) int64 { return int64(t.Sub(l.r.start)) }
 
 // outcome is how q ended: with err, or answered (resp) at done.
 func (l *loop) outcome(q inflight, resp httpload.Response, err error, done time.Time) outcome {
-	return outcome{resp: resp, err: err, intended: l.r.start.Add(time.Duration(q.intended)), sent: l.r.start.Add(time.Duration(q.sent)), done: done, counted: q.counted}
+	return outcome{resp: resp, err: err, intended: l.r.start.Add(time.Duration(q.intended)), sent: l.r.start.Add(time.Duration(q.sent)), done: done, waited: q.waited, counted: q.counted}
 }
 
 // queue is a connection's requests in flight, oldest first: a ring of the pipeline depth, made

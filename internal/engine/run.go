@@ -44,10 +44,17 @@ type Result struct {
 	Succeeded   int64
 	Errors      map[string]int64
 	Late        int64
-	BytesRead   int64
-	Series      []result.Point
-	Rates       []float64 // per thread, per second
-	Threads     []result.ThreadStats
+	// LateFree and ConnWaits split Late (open loop): requests sent late while their connection
+	// was free, the generator's own delay, and those whose connection was still busy with an
+	// earlier request (or not yet open) at their intended start.
+	LateFree, ConnWaits int64
+	// Early counts the responses that came in the measured phase to requests of the warm-up
+	// (not counted elsewhere): with the counted ones, what the server answered in the phase.
+	Early     int64
+	BytesRead int64
+	Series    []result.Point
+	Rates     []float64 // per thread, per second
+	Threads   []result.ThreadStats
 	// Timing is the server's own handling time of the counted successes (Config.Timing), nil
 	// when not asked; Untimed counts the successes that did not carry it.
 	Timing  *stats.Histogram
@@ -297,6 +304,7 @@ func (r *run) connection(k int, g *group) {
 	}()
 	stop := r.stopped.Load
 	var dl deadline
+	var free time.Time // when c could last take a request: after the last answer or the dial
 	for !stop() {
 		var intended, sent time.Time
 		counted := true
@@ -327,6 +335,7 @@ func (r *run) connection(k int, g *group) {
 			}
 			s.set(c)
 			g.opened(setup)
+			free = r.clock.Now()
 			// Dialing took time: read the clock again, so that a closed loop's latency, as wrk's,
 			// starts at the write, after the connect and the TLS handshake (recorded apart).
 			sent = time.Time{}
@@ -337,7 +346,9 @@ func (r *run) connection(k int, g *group) {
 		if intended.IsZero() {
 			intended = sent
 		}
-		keep, ok := r.request(c, g, intended, sent, dl.next(sent, r.cfg.Timeout), counted)
+		waited := free.Sub(intended) > lateAfter
+		keep, ok := r.request(c, g, outcome{intended: intended, sent: sent, waited: waited, counted: counted}, dl.next(sent, r.cfg.Timeout))
+		free = r.clock.Now()
 		if ok {
 			answered++
 		} else {
@@ -401,9 +412,10 @@ func (r *run) dial() (conn, httpload.Setup, error) {
 // request sends one request on c and records it; it reports whether c may be reused and whether
 // a response came. A response slower than the timeout counts as a timeout error, as wrk counts
 // it. With Drain, a response after the deadline to a request sent before it still counts.
-func (r *run) request(c conn, g *group, intended, sent, deadline time.Time, counted bool) (keep, answered bool) {
-	resp, err := c.Do(r.cfg.Request, deadline)
-	return r.account(g, outcome{resp: resp, err: err, intended: intended, sent: sent, done: r.clock.Now(), counted: counted})
+func (r *run) request(c conn, g *group, o outcome, deadline time.Time) (keep, answered bool) {
+	o.resp, o.err = c.Do(r.cfg.Request, deadline)
+	o.done = r.clock.Now()
+	return r.account(g, o)
 }
 
 // outcome is one request's end, as either engine saw it.
@@ -411,6 +423,7 @@ type outcome struct {
 	resp                 httpload.Response
 	err                  error
 	intended, sent, done time.Time
+	waited               bool // its connection was busy at its intended start (open loop)
 	counted              bool
 }
 
@@ -422,6 +435,9 @@ func (r *run) account(g *group, o outcome) (keep, answered bool) {
 	if r.stopped.Load() || (!r.cfg.Drain && r.cfg.Requests == 0 && o.done.After(r.end)) {
 		return answered && resp.KeepAlive, answered // the run is over: neither count nor blame
 	}
+	if err == nil && !o.counted && !o.done.Before(r.measure) {
+		g.early.Add(1)
+	}
 	if err != nil {
 		r.fail(g, o.counted, o.intended, socketClass(err))
 		return false, false
@@ -431,7 +447,7 @@ func (r *run) account(g *group, o outcome) (keep, answered bool) {
 		return resp.KeepAlive && r.cfg.KeepAlive, true
 	}
 	if o.counted {
-		s := sample{intended: o.intended, sent: o.sent, done: o.done, bytes: resp.Read, class: -1, response: true}
+		s := sample{intended: o.intended, sent: o.sent, done: o.done, waited: o.waited, bytes: resp.Read, class: -1, response: true}
 		if ok, class := r.cfg.Expect.ok(resp.Status, resp.Body); !ok {
 			s.class = classIndex(class)
 		} else if r.cfg.Timing != "" {

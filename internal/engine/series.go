@@ -129,6 +129,9 @@ func (r *run) collect(t *ticker) *Result {
 		res.Completed += g.completed
 		res.Succeeded += g.succeeded
 		res.Late += g.late
+		res.LateFree += g.lateFree
+		res.ConnWaits += g.waits
+		res.Early += g.early.Load()
 		res.BytesRead += g.bytes
 		for i, n := range g.errs {
 			errs[i] += n

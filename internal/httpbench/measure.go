@@ -128,6 +128,7 @@ type meters struct {
 	machine *procstat.MachineMeter
 	from    time.Time
 	warm    *time.Timer
+	sched   map[int]procstat.Sched // the generator's threads at from (schedDelay)
 }
 
 func startMeters(cfg engine.Config) *meters {
@@ -140,9 +141,9 @@ func startMeters(cfg engine.Config) *meters {
 }
 
 func (m *meters) restart() {
-	self, machine, now := procstat.NewSelfMeter(), procstat.NewMachineMeter(), time.Now()
+	self, machine, sched, now := procstat.NewSelfMeter(), procstat.NewMachineMeter(), schedSnapshot(), time.Now()
 	m.mu.Lock()
-	m.self, m.machine, m.from = self, machine, now
+	m.self, m.machine, m.sched, m.from = self, machine, sched, now
 	m.mu.Unlock()
 }
 
@@ -155,6 +156,15 @@ func (m *meters) take() (procstat.Usage, float64, time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.self.Usage(), m.machine.Busy(), time.Since(m.from)
+}
+
+// schedDelay is how long the generator's threads waited on a run queue to get a CPU since the
+// measured phase began, on average per time they were scheduled.
+func (m *meters) schedDelay() time.Duration {
+	now := schedSnapshot()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return procstat.SchedSince(m.sched, now).Delay()
 }
 
 // caseOf sets apart, for grouping and compare, the runs whose wire differs from one request at a

@@ -170,6 +170,16 @@ func (o Options) tlsConfig(t httpload.Target) (*tls.Config, error) {
 	return cfg, nil
 }
 
+// MaxConnections is how many connections the open-file limit holds beside iobench's own
+// descriptors; 0 when the limit cannot be read.
+func MaxConnections() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur <= fdReserve {
+		return 0
+	}
+	return int(min(lim.Cur-fdReserve, 1<<30))
+}
+
 // checkFiles fails when the open-file limit cannot hold every connection.
 func checkFiles(conns int) error {
 	var lim syscall.Rlimit

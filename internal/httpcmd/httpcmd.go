@@ -26,6 +26,7 @@ type httpFlags struct {
 	profile  string
 	image    string // the generator's executable, for the record
 	agent    agent.Flags
+	find     findMaxFlags
 }
 
 // New returns the http command. use is its usage line: "http URL" as a subcommand, "iobench http
@@ -51,12 +52,31 @@ lag, not in the uncorrected latency.
 
 HTTP/2: --http2-prior-knowledge speaks h2c on http://, --http2 negotiates h2 through ALPN on
 https:// (a server that does not choose h2 stops the run before any load, saying what it chose);
---streams M keeps M requests in flight on each connection, timed as above.`,
+--streams M keeps M requests in flight on each connection, timed as above.
+
+--find-max finds the highest rate the service sustains within every --slo (latency from the
+intended start: p50, p99, p99.9 or max below a duration; errors below a percentage). Each step is
+an open loop at one rate: a --warmup (default 1s), then a measured window (--step-duration,
+default 5s). A step passes when every SLO holds and at least 99% of the rate was achieved. The
+search climbs from --start-rate (default 1000) by x2 to the first failing step, bisects to
+--precision (default 0.02), steps down by /2 to --floor (default 10) when the first step fails,
+stops at --ceiling (default 100000) and confirms the answer with 3 more passing runs, stepping
+down when one fails; at most --max-steps (default 30) steps. A failing step is the service's
+unless the generator fell behind (generator-bound: its busiest thread at 85% of a core or more,
+its threads waiting to run more than a tenth of the SLO on average, or over 1% of requests sent
+more than 1 ms late while their connection was free and the service's own time met the SLO) or
+requests waited for a free connection (connection-starved). A generator-bound step stops the
+search; a starved one is run once more with more connections, unless -c was given: then the
+search stops and says the -c it needs. Without -c, each step has the step's rate x the tightest
+SLO latency x 2 connections (Little's law), at least 10. It prints one line, also with --quiet, and a line per step on stderr
+(not with --quiet); Ctrl-C prints the bracket so far. -R, -n, -d and the agent flags do not go
+with it.`,
 		Example: `  iobench http -t1 -c100 -d30s --latency http://127.0.0.1:8080/
   iobench http -c50 -d20s -R 20000 --latency http://127.0.0.1:8080/
   iobench http -n 100000 -c10 --no-keepalive --json result.json http://127.0.0.1:8080/
   iobench http -c100 -d10s --cacert ca.pem https://127.0.0.1:8443/
-  iobench http -c10 --streams 100 -d10s --http2 --cacert ca.pem https://127.0.0.1:8443/`,
+  iobench http -c10 --streams 100 -d10s --http2 --cacert ca.pem https://127.0.0.1:8443/
+  iobench http --find-max --slo 'p99<20ms' --slo 'errors<0.1%' http://127.0.0.1:8080/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cli.BadInput("http takes exactly one URL, e.g. iobench http -c100 -d10s http://127.0.0.1:8080/")
@@ -68,6 +88,15 @@ https:// (a server that does not choose h2 stops the run before any load, saying
 			f.opts.RateSet = cmd.Flags().Changed("rate")
 			f.opts.PipelineSet = cmd.Flags().Changed("pipeline")
 			f.opts.StreamsSet = cmd.Flags().Changed("streams")
+			if err := f.find.prepare(cmd.Flags(), &f); err != nil {
+				return err
+			}
+			if f.find.on {
+				if err := readBody(&f); err != nil {
+					return err
+				}
+				return runFindMax(cmd, &f)
+			}
 			return runHTTP(cmd, &f)
 		},
 	}
@@ -102,6 +131,7 @@ https:// (a server that does not choose h2 stops the run before any load, saying
 	fs.StringVar(&f.profile, "cpuprofile", "", "write a Go CPU profile of the generator to this file")
 	fs.MarkHidden("cpuprofile")
 	f.agent.Register(fs)
+	f.find.register(fs)
 	return cmd
 }
 

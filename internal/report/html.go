@@ -129,6 +129,7 @@ type chartData struct {
 	Ratios  []ratioBar      `json:"ratios"`
 	Spectra []spectrumChart `json:"spectra"`
 	Series  []seriesChart   `json:"series"`
+	Curves  []curveChart    `json:"curves,omitempty"`
 	Board   *boardChart     `json:"board,omitempty"`
 }
 
@@ -230,6 +231,7 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	p.Unpaired = Unpaired(groups, ratios)
 	p.Data.Bars = bars(groups, colors)
 	p.Data.Spectra = spectra(groups, colors, labels)
+	p.Data.Curves = curves(groups, colors, labels)
 	p.Env = commonEnv(groups)
 	for _, g := range groups {
 		for _, r := range g.Records {

@@ -185,6 +185,42 @@
     });
   });
 
+  // The capacity curves (DATA.curves): latency percentiles against the achieved rate, log y.
+  (DATA.curves || []).forEach(function (cv) {
+    var minX = Infinity, maxX = 0;
+    cv.lines.forEach(function (l) { l.points.forEach(function (p) { minX = Math.min(minX, p[0]); maxX = Math.max(maxX, p[0]); }); });
+    var sets = cv.lines.map(function (l) {
+      var c = color(l.color);
+      return {
+        label: l.label, data: l.points.map(function (p) { return { x: p[0], y: Math.max(p[1], 0.001) }; }),
+        borderColor: c, backgroundColor: c, borderDash: [[], [2, 3], [6, 4]][l.dash] || [],
+        showLine: true, borderWidth: l.dash === 0 ? 2 : 1.2, pointRadius: 2, tension: 0
+      };
+    });
+    if (cv.slo > 0 && maxX > 0) {
+      sets.push({ label: 'SLO ' + fmt(cv.slo) + ' ms', data: [{ x: minX, y: cv.slo }, { x: maxX, y: cv.slo }],
+        borderColor: '#5d6673', backgroundColor: '#5d6673', borderDash: [8, 4], showLine: true, pointRadius: 0, borderWidth: 1.5 });
+    }
+    (cv.knees || []).forEach(function (k) {
+      sets.push({ label: 'knee ' + k.label, data: [{ x: k.point[0], y: Math.max(k.point[1], 0.001) }],
+        borderColor: color(k.color), backgroundColor: color(k.color), pointRadius: 7, pointStyle: 'rectRot', showLine: false });
+    });
+    draw(figure('curves', cv.title), {
+      type: 'scatter',
+      data: { datasets: sets },
+      options: {
+        parsing: false,
+        scales: {
+          x: { type: 'linear', title: { display: true, text: 'achieved rate (req/s)' } },
+          y: { type: 'logarithmic', title: { display: true, text: 'latency (ms, log scale)' } }
+        },
+        plugins: { tooltip: { callbacks: {
+          label: function (ctx) { return ctx.dataset.label + ': ' + fmt(ctx.parsed.y) + ' ms at ' + fmt(ctx.parsed.x) + ' req/s'; }
+        } } }
+      }
+    });
+  });
+
   var multi = ['#1f77b4', '#2ca02c', '#ff7f0e', '#7f7f7f', '#9467bd'];
   (DATA.series || []).forEach(function (s) {
     var right = s.lines.some(function (l) { return l.right; });

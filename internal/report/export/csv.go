@@ -72,3 +72,31 @@ func columns(series []result.Point) seriesColumns {
 
 // num formats v in the fewest digits that read back as v.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// Tabular is a record section that is a table of its own (the capacity search's steps): its
+// header and rows, as CSV writes them.
+type Tabular interface {
+	CSVRows() (head []string, rows [][]string)
+}
+
+// Table writes, as CSV, the table of rec's first section (in key order) that is one, and
+// reports whether it had one; a record with none writes nothing (CSV writes its series then).
+func Table(w io.Writer, rec *result.Record) (bool, error) {
+	keys := make([]string, 0, len(rec.Sections))
+	for k := range rec.Sections {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		t, ok := rec.Sections[k].(Tabular)
+		if !ok {
+			continue
+		}
+		head, rows := t.CSVRows()
+		cw := csv.NewWriter(w)
+		cw.Write(head)
+		cw.WriteAll(rows) // flushes
+		return true, cw.Error()
+	}
+	return false, nil
+}

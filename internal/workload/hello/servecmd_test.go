@@ -30,6 +30,8 @@ func TestServeBadInput(t *testing.T) {
 		{"http2 on raw", []string{"--server", ServerRaw, "--http2"}, "drop --server raw"},
 		{"address taken", []string{"--listen", addr}, "listen on " + addr + ": address already in use; stop the process using that port (see: ss -ltnp | grep :" + port + ")"},
 		{"not an address", []string{"--listen", "nowhere"}, "listen on nowhere: "},
+		{"max-rate zero", []string{"--max-rate", "0"}, "--max-rate 0: give a positive rate"},
+		{"max-rate on net-http", []string{"--server", ServerNetHTTP, "--max-rate", "100"}, "--max-rate runs on the raw server over HTTP/1.1"},
 		{"argument", []string{"extra"}, `unknown command "extra"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# bench/find-max.sh: the marks of `iobench http --find-max` (issue 30), MARKS of:
+#   accuracy (the default): against `iobench serve hello --max-rate R`, a server whose true knee
+#     is exactly R, each search with --slo 'p99<20ms' must answer within ±5% of R, in 5 of 5
+#     searches, each in at most 120 s;
+#   guard: against `iobench serve hello`, the generator pinned to a CPU shared with two busy loops,
+#     the search must say generator-bound and report no service capacity;
+#   starved: against `iobench serve upstream --delay 10ms` with -c 2 and --slo 'p99<1s', the search
+#     must say connection-starved near 200 req/s with the -c it needed, not a capacity of 200.
+# The server and the generator are pinned to CPUs of their own with taskset.
+#
+#   bash bench/find-max.sh                         # accuracy: R = 2000 and 20000, 5 searches each
+#   RATES="2000" SEARCHES=1 bash bench/find-max.sh # a smoke test
+#   MARKS="guard starved" bash bench/find-max.sh
+#
+# Prints one line per search (R, the answer, its error against R, the steps, the seconds, the
+# result line) and a verdict per R (and per other mark). Records go to $OUT (default
+# results/bench-find-max-<time>); the servers' logs (the max-rate one's answers per second) are
+# in server-NAME-PORT.log. Needs jq and taskset; 2 cores or more,
+# and a quiet machine: another process on either CPU shows up as generator-bound steps or a
+# lower knee.
+set -euo pipefail
+
+MARKS=${MARKS:-accuracy}
+RATES=${RATES:-"2000 20000"}
+SEARCHES=${SEARCHES:-5}
+SLO=${SLO:-p99<20ms}
+SUT_CPU=${SUT_CPU:-0}
+GEN_CPU=${GEN_CPU:-1}
+cd "$(dirname "$0")/.."
+source bench/lib.sh
+need jq taskset=util-linux
+OUT=${OUT:-results/bench-find-max-$(date +%Y%m%d-%H%M%S)}
+(( $(nproc) >= 2 )) || { echo "bench/find-max.sh: needs 2 cores or more (one for the server, one for the generator)" >&2; exit 2; }
+
+make build >/dev/null
+mkdir -p "$OUT"
+SERVER=
+trap '[[ -n $SERVER ]] && kill -INT $SERVER 2>/dev/null || true' EXIT
+
+# serve PORT ARGS...: a built-in server pinned to SUT_CPU, listening on PORT (its log in $OUT).
+serve() {
+	local port=$1
+	shift
+	taskset -c "$SUT_CPU" bin/iobench serve "$@" --listen "127.0.0.1:$port" >"$OUT/server-$1-$port.log" 2>&1 &
+	SERVER=$!
+	for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+}
+
+stop_server() {
+	kill -INT "$SERVER" 2>/dev/null || true
+	wait "$SERVER" 2>/dev/null || true
+	SERVER=
+}
+
+accuracy() {
+	for R in $RATES; do
+		PORT=$(( 20000 + RANDOM % 20000 ))
+		serve "$PORT" hello --max-rate "$R"
+		ok=0
+		for i in $(seq "$SEARCHES"); do
+			rec=$OUT/find-max-$R-$i.json
+			start=$(date +%s)
+			line=$(taskset -c "$GEN_CPU" bin/iobench http --find-max --slo "$SLO" -t 1 --quiet --json "$rec" "http://127.0.0.1:$PORT/" 2>"$OUT/find-max-$R-$i.err" | head -1) || true
+			secs=$(( $(date +%s) - start ))
+			answer=$(jq -r '.capacity.max_sustainable_rate // "none"' "$rec" 2>/dev/null || echo none)
+			steps=$(jq -r '.capacity.steps | length' "$rec" 2>/dev/null || echo 0)
+			err=none
+			if [[ $answer != none ]]; then
+				err=$(awk -v a="$answer" -v r="$R" 'BEGIN { printf "%+.1f%%", 100 * (a - r) / r }')
+				if awk -v a="$answer" -v r="$R" -v s="$secs" 'BEGIN { exit !(a >= 0.95 * r && a <= 1.05 * r && s <= 120) }'; then
+					ok=$((ok + 1))
+				fi
+			fi
+			printf 'R=%s search %d: answer %s (%s), %s steps, %d s: %s\n' "$R" "$i" "$answer" "$err" "$steps" "$secs" "$line"
+		done
+		stop_server
+		verdict=FAIL
+		(( ok == SEARCHES )) && verdict=PASS
+		echo "R=$R: $ok of $SEARCHES searches within ±5% of R in 120 s or less: $verdict"
+	done
+}
+
+# guard: a fast server, the generator's CPU shared with two busy loops.
+guard() {
+	local port=$(( 20000 + RANDOM % 20000 )) busy=() rec=$OUT/guard.json line
+	serve "$port" hello
+	for _ in 1 2; do taskset -c "$GEN_CPU" sh -c 'while :; do :; done' & busy+=($!); done
+	line=$(taskset -c "$GEN_CPU" bin/iobench http --find-max --slo "$SLO" -t 1 --quiet --json "$rec" "http://127.0.0.1:$port/" 2>/dev/null | head -1) || true
+	kill "${busy[@]}"
+	stop_server
+	local bound answer
+	bound=$(jq -r '.capacity.bound' "$rec") answer=$(jq -r '.capacity.max_sustainable_rate // "none"' "$rec")
+	verdict=FAIL
+	[[ $bound == generator && $answer == none ]] && verdict=PASS
+	echo "guard: bound $bound, answer $answer: $line"
+	echo "guard: generator-bound and no service capacity: $verdict"
+}
+
+# starved: calls that wait 10 ms concurrently, two connections given by hand.
+starved() {
+	local port=$(( 20000 + RANDOM % 20000 )) rec=$OUT/starved.json line
+	serve "$port" upstream --delay 10ms
+	line=$(taskset -c "$GEN_CPU" bin/iobench http --find-max --slo 'p99<1s' -c 2 --start-rate 50 -t 1 --quiet --json "$rec" "http://127.0.0.1:$port/" 2>/dev/null | head -1) || true
+	stop_server
+	local bound at needed
+	bound=$(jq -r '.capacity.bound' "$rec") at=$(jq -r '.capacity.steps[-1].target_rate' "$rec") needed=$(jq -r '.capacity.needed_connections // 0' "$rec")
+	verdict=FAIL
+	[[ $bound == connections ]] && awk -v a="$at" -v n="$needed" 'BEGIN { exit !(a >= 150 && a <= 400 && n > 2) }' && verdict=PASS
+	echo "starved: bound $bound at $at req/s, -c $needed needed: $line"
+	echo "starved: connection-starved near 200 req/s with the -c it needed: $verdict"
+}
+
+for mark in $MARKS; do
+	case $mark in
+	accuracy | guard | starved) "$mark" ;;
+	*) echo "bench/find-max.sh: MARKS: $mark is not a mark; use accuracy, guard or starved" >&2; exit 2 ;;
+	esac
+done
+echo "records: $OUT"

@@ -1,0 +1,136 @@
+package httpbench
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/iobench/iobench/internal/capacity"
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/procstat"
+	"github.com/iobench/iobench/internal/result"
+)
+
+// maxRest bounds the pause after a failing step (see rest).
+const maxRest = 10 * time.Second
+
+// FindMax runs a capacity search (package capacity) on cfg's target: each step an open loop of
+// cfg at the step's rate and connections, s.Warmup then s.StepDuration. The record is the one
+// of the step at the answer (else of the highest passing step, else of the last), with the
+// search in its capacity section; progress sees each step as it ends.
+func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta, progress func(capacity.StepRecord)) (*result.Record, error) {
+	cfg.Warmup, cfg.Duration, cfg.Requests, cfg.Drain, cfg.OnSecond = s.Warmup.Std(), s.StepDuration.Std(), 0, false, nil
+	st := &stepper{base: cfg}
+	s.Rest = rest
+	sec, err := capacity.Search(ctx, s, st.step, progress)
+	if err != nil {
+		return nil, err
+	}
+	res, at := st.representative(sec)
+	if res == nil {
+		return nil, ctx.Err()
+	}
+	rec := newRecord(m, at)
+	res.Fill(rec, at)
+	rec.Parameters["engine"] = res.Engine
+	rec.Parameters["find_max"] = true
+	rec.Parameters["slo"] = strings.Join(sec.SLO, " ")
+	delete(rec.Parameters, "rate") // the step's, an outcome of the search: in its section
+	if !s.ConnectionsGiven {
+		delete(rec.Parameters, "connections")
+	}
+	rec.Case = strings.TrimSpace(rec.Case + " find-max")
+	rec.Interrupted = sec.Interrupted
+	rec.SetSection(capacity.Key, sec)
+	if res.EngineNote != "" {
+		rec.Warnings = append(rec.Warnings, res.EngineNote)
+	}
+	return rec, nil
+}
+
+// stepper runs the steps of one search and keeps each one's engine result and configuration, in
+// the order of the search's step records.
+type stepper struct {
+	base    engine.Config
+	results []*engine.Result
+	configs []engine.Config
+}
+
+// step is the search's StepFunc: one open-loop run, measured over its window.
+func (st *stepper) step(ctx context.Context, rate float64, conns int) (capacity.StepResult, error) {
+	cfg := st.base
+	cfg.Rate, cfg.Connections = rate, conns
+	cfg.Threads = min(cfg.Threads, conns)
+	meters := startMeters(cfg)
+	res, err := engine.Run(ctx, cfg)
+	if err != nil {
+		return capacity.StepResult{}, err
+	}
+	used, _, wall := meters.take()
+	st.results, st.configs = append(st.results, res), append(st.configs, cfg)
+	return stepResult(res, rate, used, wall, meters.schedDelay()), nil
+}
+
+// stepResult is what the search needs of a step's engine result and the generator's cost.
+func stepResult(res *engine.Result, rate float64, used procstat.Usage, wall time.Duration, delay time.Duration) capacity.StepResult {
+	var failed int64
+	for _, n := range res.Errors {
+		failed += n
+	}
+	r := capacity.StepResult{Target: rate, Requests: res.Succeeded + failed, Errors: failed,
+		Latency: latencies(res.Latency), Service: latencies(res.Uncorrected), RunQueueDelay: delay,
+		LateSends: res.LateFree, ConnWaits: res.ConnWaits}
+	if secs := res.Elapsed.Seconds(); secs > 0 { // what came in the window, as the server kept pace
+		r.Achieved = float64(res.Succeeded+res.Early) / secs
+	}
+	if len(used.Threads) > 0 && wall > 0 {
+		r.GeneratorCPU = used.Threads[0].Seconds() / wall.Seconds()
+	}
+	return r
+}
+
+// latencies are a histogram's percentiles (it keeps microseconds).
+func latencies(h interface {
+	Quantile(float64) float64
+	Max() float64
+}) capacity.Latencies {
+	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
+	if h == nil {
+		return capacity.Latencies{}
+	}
+	return capacity.Latencies{P50: us(h.Quantile(50)), P99: us(h.Quantile(99)), P999: us(h.Quantile(99.9)), Max: us(h.Max())}
+}
+
+// representative returns the engine result and configuration the record is filled from: the
+// last step at the answer, else at the highest passing rate, else the last step.
+func (st *stepper) representative(sec *capacity.Record) (*engine.Result, engine.Config) {
+	want := sec.Bracket.Low
+	if sec.MaxSustainableRate != nil {
+		want = *sec.MaxSustainableRate
+	}
+	for i := len(sec.Steps) - 1; i >= 0 && i < len(st.results); i-- {
+		if s := sec.Steps[i]; s.Verdict == capacity.Pass && s.TargetRate == want {
+			return st.results[i], st.configs[i]
+		}
+	}
+	if n := len(st.results); n > 0 {
+		return st.results[n-1], st.configs[n-1]
+	}
+	return nil, st.base
+}
+
+// rest pauses after a failing step for as long as the slowest answer the service gave from the
+// send (at most maxRest): about what it still had queued when the step ended, so that the next
+// step does not begin with the last one's backlog.
+func rest(ctx context.Context, failed capacity.StepResult) {
+	t := time.NewTimer(min(failed.Service.Max, maxRest))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// schedSnapshot reads the schedstat of the generator's threads.
+func schedSnapshot() map[int]procstat.Sched { return procstat.SchedThreads(os.Getpid()) }
