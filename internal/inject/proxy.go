@@ -27,6 +27,7 @@ type Proxy struct {
 	Addr  string
 	p     *sut.Process
 	stats chan relay.Stats
+	probe int64 // the connections of the readiness check
 	mark  relay.Stats
 }
 
@@ -69,6 +70,12 @@ func Start(ctx context.Context, t Target, upstream string, o Options) (*Proxy, e
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %w", t.Kind, err)
 	}
+	s, err := px.Stats()
+	if err != nil {
+		px.Stop()
+		return nil, err
+	}
+	px.probe = s.Conns
 	return px, nil
 }
 
@@ -128,7 +135,9 @@ func (px *Proxy) Entry(ops int64) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return entry(px.Target, s.Sub(px.mark), ops), nil
+	d := s.Sub(px.mark)
+	d.Conns = s.Conns - px.probe // those opened before the SUT was ready too, but not the readiness check's
+	return entry(px.Target, d, ops), nil
 }
 
 // Usage is the relay's CPU since Mark and its peak memory.
