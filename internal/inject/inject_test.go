@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/result"
 )
 
 func TestParse(t *testing.T) {
@@ -94,5 +95,18 @@ func TestRedirect(t *testing.T) {
 		if _, err := Redirect(raw, "127.0.0.1:9999"); err == nil {
 			t.Errorf("Redirect(%q) accepted", raw)
 		}
+	}
+}
+
+func TestLines(t *testing.T) {
+	rec := &result.Record{}
+	rec.SetSection(SectionKey, &Section{"postgres": {LatencyUS: 5000, JitterUS: 200, AddedUSPerTurn: 5087.4, Turns: 1000, TurnsPerOp: 2, Connections: 1}})
+	got := Lines(rec)
+	want := "injected: postgres +5ms ±200µs through iobench's relay: it added 5087 µs per turn; 2.00 turns per operation (1000 turns, 1 connection)"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("Lines = %q, want %q", got, want)
+	}
+	if Lines(&result.Record{}) != nil {
+		t.Error("a record without injection has lines")
 	}
 }

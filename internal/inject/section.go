@@ -1,6 +1,11 @@
 package inject
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
 	"github.com/iobench/iobench/internal/relay"
 	"github.com/iobench/iobench/internal/result"
 )
@@ -49,3 +54,24 @@ func entry(t Target, s relay.Stats, ops int64) *Entry {
 }
 
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// Lines are rec's injections in words, one per service, for a run's text: what was asked and
+// what the relay achieved; none without an inject section.
+func Lines(rec *result.Record) []string {
+	sec := SectionOf(rec)
+	var out []string
+	for _, kind := range slices.Sorted(maps.Keys(sec)) {
+		e := sec[kind]
+		asked := fmt.Sprintf("%s +%v", kind, time.Duration(e.LatencyUS)*time.Microsecond)
+		if e.JitterUS > 0 {
+			asked += fmt.Sprintf(" ±%v", time.Duration(e.JitterUS)*time.Microsecond)
+		}
+		conns := "connections"
+		if e.Connections == 1 {
+			conns = "connection"
+		}
+		out = append(out, fmt.Sprintf("injected: %s through iobench's relay: it added %.0f µs per turn; %.2f turns per operation (%d turns, %d %s)",
+			asked, e.AddedUSPerTurn, e.TurnsPerOp, e.Turns, e.Connections, conns))
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/units"
@@ -91,6 +92,9 @@ func Text(w io.Writer, rec *result.Record) error {
 	mark := "verified"
 	if !f.CallsVerified {
 		mark = "FAILED"
+	}
+	for _, line := range inject.Lines(rec) {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	fmt.Fprintf(w, "  Upstream calls (%s): %s\n", mark, f.Calls)
 	if h := f.Handling; h != nil && h.Count > 0 {
