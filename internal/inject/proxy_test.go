@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/relay/relaytest"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
@@ -18,30 +19,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// echoServer answers every read with what it read, until the test ends.
-func echoServer(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // TestProxyChild: a relay started as a child process counts the round trips made after Mark
 // only, says what it added, and is recorded as its own role.
 func TestProxyChild(t *testing.T) {
 	const rounds, latency = 20, time.Millisecond
-	up := echoServer(t)
+	up := relaytest.Server(t, relaytest.Echo)
 	target := Target{Spec: Spec{Service: "database", Latency: latency}, Use: Use{Role: "database", Kind: "postgres", Var: "X"}}
 	set, vars, err := StartAll(context.Background(), []Target{target}, map[string]string{"X": "postgres://u@" + up + "/db"}, Options{})
 	if err != nil {

@@ -153,3 +153,19 @@ func describe(uses []Use) string {
 func bad(spec, why string) error {
 	return fmt.Errorf("%w: --inject %s: %s", fail.ErrBadInput, strings.TrimSpace(spec), why)
 }
+
+// Param is the scenario param, and the key among a record's parameters, of the injections of
+// every workload that takes them: a string, several joined by ";".
+const Param = "inject"
+
+// CheckParam checks a scenario's Param value (scenario.ParamSpec.Check).
+func CheckParam(v any) error {
+	_, err := FromParams(map[string]any{Param: v})
+	return err
+}
+
+// FromParams reads the injections of a run's params, none without Param.
+func FromParams(p map[string]any) ([]Spec, error) {
+	s, _ := p[Param].(string)
+	return ParseAll([]string{s})
+}

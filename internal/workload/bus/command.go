@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -33,7 +34,7 @@ type Options struct {
 // ErrVerify, for the command to say so (FlawReproduced).
 func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Record, error) {
 	params := map[string]any{"n": int64(o.N), "concurrency": int64(o.Concurrency), "prefetch": int64(o.Prefetch),
-		"profile": o.Profile, "fault": o.Fault, "timeout": o.Timeout, injectParam: strings.Join(o.Inject, ";")}
+		"profile": o.Profile, "fault": o.Fault, "timeout": o.Timeout, inject.Param: strings.Join(o.Inject, ";")}
 	r := scenario.Run{ID: Name, Workload: Name, Impl: target.Name(), Params: params, Repeat: 1, Repeats: 1}
 	e, done := workload.Single(target, r, o.Command, nil)
 	defer done()

@@ -11,16 +11,6 @@ import (
 	"github.com/iobench/iobench/internal/result"
 )
 
-// injectParam is the scenario param and the flag's (--inject, repeatable) that delays a
-// service's answers to the consumer: "postgres:latency=5ms[,jitter=200us]", several joined by ";".
-const injectParam = "inject"
-
-func checkInject(v any) error {
-	s, _ := v.(string)
-	_, err := inject.ParseAll([]string{s})
-	return err
-}
-
 // injectUses are the services a run uses as --inject names them, with the variable in which the
 // consumer gets each one's address: none for a kind its manifest does not declare.
 func (r *run) injectUses() []inject.Use {
@@ -78,5 +68,5 @@ func (r *run) recordProxies(rec *result.Record) {
 	for i, s := range r.cfg.Inject {
 		specs[i] = s.String()
 	}
-	rec.Parameters[injectParam] = strings.Join(specs, ";")
+	rec.Parameters[inject.Param] = strings.Join(specs, ";")
 }

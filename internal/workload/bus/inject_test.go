@@ -70,7 +70,7 @@ func TestInjectRefused(t *testing.T) {
 			t.Errorf("%s on %s: %v (%d relays), want bad input saying %q", c.spec, c.dkind, err, len(r.proxies), c.why)
 		}
 	}
-	if err := checkInject("postgres:latency=-1ms"); !errors.Is(err, ErrBadInput) {
+	if err := inject.CheckParam("postgres:latency=-1ms"); !errors.Is(err, ErrBadInput) {
 		t.Errorf("a negative latency in the inject param: %v", err)
 	}
 }
@@ -102,7 +102,7 @@ func TestInjectRun(t *testing.T) {
 	if e.AddedUSPerTurn < 1000 {
 		t.Errorf("added %.0f µs per turn, below the 1000 asked", e.AddedUSPerTurn)
 	}
-	if !hasRole(rec, inject.Role) || rec.Parameters[injectParam] != "postgres:latency=1ms" {
+	if !hasRole(rec, inject.Role) || rec.Parameters[inject.Param] != "postgres:latency=1ms" {
 		t.Errorf("processes %+v, parameters %v: want the relay as role %s and the injection", rec.Processes, rec.Parameters, inject.Role)
 	}
 }

@@ -72,7 +72,7 @@ func spec() scenario.WorkloadSpec {
 			"profile":     {Type: scenario.String, Enum: []string{ProfileSeed, ProfileDurable}, SUT: true, Doc: "seed (transient, as in the seed) or durable"},
 			"fault":       {Type: scenario.String, Check: checkFault, Doc: "kill-sut@50% or restart-broker@50%"},
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the whole run"},
-			injectParam:   {Type: scenario.String, Check: checkInject, SUT: true, Doc: "delay a service's answers to the consumer: postgres:latency=5ms[,jitter=200us], several joined by ;"},
+			inject.Param:  {Type: scenario.String, Check: inject.CheckParam, SUT: true, Doc: "delay a service's answers to the consumer: postgres:latency=5ms[,jitter=200us], several joined by ;"},
 		},
 		Services: map[string]scenario.ServiceSpec{
 			"broker":   {Schemes: BrokerRole.SchemeList(), Doc: "embedded is NATS with JetStream inside iobench, local is RabbitMQ"},
@@ -148,13 +148,11 @@ func paramsInto(cfg *Config, p map[string]any) error {
 	if v, ok := p["timeout"].(time.Duration); ok {
 		cfg.Timeout = v
 	}
-	if v, ok := p[injectParam].(string); ok {
-		specs, err := inject.ParseAll([]string{v})
-		if err != nil {
-			return err
-		}
-		cfg.Inject = specs
+	specs, err := inject.FromParams(p)
+	if err != nil {
+		return err
 	}
+	cfg.Inject = specs
 	if v, ok := p["fault"].(string); ok {
 		f, err := ParseFault(v)
 		if err != nil {

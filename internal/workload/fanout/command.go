@@ -69,7 +69,7 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 		"upstream_delay": o.Delay, "work": o.Work, "load": "closed",
 	}
 	if len(o.Inject) > 0 {
-		params[injectParam] = strings.Join(o.Inject, ";")
+		params[inject.Param] = strings.Join(o.Inject, ";")
 	}
 	if o.Threads > 0 {
 		params["threads"] = int64(o.Threads)

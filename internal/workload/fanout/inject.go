@@ -12,16 +12,6 @@ import (
 	"github.com/iobench/iobench/internal/scenario"
 )
 
-// injectParam is the scenario param and the flag's (--inject) that delays the upstream's answers
-// to the impl through a relay: "upstream:latency=5ms[,jitter=200us]".
-const injectParam = "inject"
-
-func checkInject(v any) error {
-	s, _ := v.(string)
-	_, err := inject.ParseAll([]string{s})
-	return err
-}
-
 // injectUses is the one service a fanout run uses: iobench's upstream, whose URL every impl gets
 // in IOBENCH_UPSTREAM_URL.
 var injectUses = []inject.Use{{Role: "upstream", Kind: "upstream", Var: env.UpstreamURL}}
@@ -29,8 +19,7 @@ var injectUses = []inject.Use{{Role: "upstream", Kind: "upstream", Var: env.Upst
 // startProxies puts a relay in front of the upstream when r's inject param asks for one, and
 // points sutEnv's upstream URL at it; iobench's own count of calls goes direct.
 func startProxies(ctx context.Context, r scenario.Run, impl, exe string, sutEnv map[string]string) (inject.Set, error) {
-	s, _ := r.Params[injectParam].(string)
-	specs, err := inject.ParseAll([]string{s})
+	specs, err := inject.FromParams(r.Params)
 	if err != nil || len(specs) == 0 {
 		return nil, err
 	}
@@ -55,7 +44,7 @@ func recordProxies(rec *result.Record, set inject.Set, calls int64, r scenario.R
 		return
 	}
 	set.Record(rec, calls, rec.Duration.Std())
-	if s, _ := r.Params[injectParam].(string); s != "" && rec.Parameters != nil {
-		rec.Parameters[injectParam] = strings.TrimSpace(s)
+	if s, _ := r.Params[inject.Param].(string); s != "" && rec.Parameters != nil {
+		rec.Parameters[inject.Param] = strings.TrimSpace(s)
 	}
 }

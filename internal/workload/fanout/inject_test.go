@@ -20,7 +20,7 @@ import (
 func TestInjectUpstreamURL(t *testing.T) {
 	exe, _ := os.Executable()
 	vars := map[string]string{env.UpstreamURL: "http://127.0.0.1:1/"}
-	r := scenario.Run{Params: map[string]any{injectParam: "upstream:latency=1ms"}}
+	r := scenario.Run{Params: map[string]any{inject.Param: "upstream:latency=1ms"}}
 	set, err := startProxies(context.Background(), r, "go-fanout", exe, vars)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestInjectUpstreamURL(t *testing.T) {
 	if want := "http://" + set[0].Addr + "/"; len(set) != 1 || vars[env.UpstreamURL] != want {
 		t.Errorf("the impl gets %q, want %q", vars[env.UpstreamURL], want)
 	}
-	r.Params[injectParam] = "postgres:latency=1ms"
+	r.Params[inject.Param] = "postgres:latency=1ms"
 	if _, err := startProxies(context.Background(), r, "go-fanout", exe, vars); !errors.Is(err, fail.ErrBadInput) || !strings.Contains(err.Error(), "does not use postgres") {
 		t.Errorf("postgres injected into a fanout run: %v", err)
 	}

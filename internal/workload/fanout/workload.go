@@ -61,7 +61,7 @@ func Spec() scenario.WorkloadSpec {
 		Doc: "requests in all after the warm-up (ab's -n); 0 measures for the duration instead"}
 	p["upstream_delay"] = scenario.ParamSpec{Type: scenario.Duration, Check: nonNegativeDuration, Default: DefaultDelay,
 		Doc: "how long the upstream waits before answering"}
-	p[injectParam] = scenario.ParamSpec{Type: scenario.String, Check: checkInject, SUT: true,
+	p[inject.Param] = scenario.ParamSpec{Type: scenario.String, Check: inject.CheckParam, SUT: true,
 		Doc: "delay the upstream's answers to the impl through a relay: upstream:latency=5ms[,jitter=200us]"}
 	p["work"] = scenario.ParamSpec{Type: scenario.Duration, Check: nonNegativeDuration, Default: DefaultWork, SUT: true,
 		Doc: "the local work per request, during which the request makes no progress"}
