@@ -82,29 +82,52 @@ func settled(r *Relay) Stats {
 }
 
 // TestDelayAccuracy: each round trip through the relay takes about L longer than one direct, and
-// the relay's own measure of what it added per turn is close to L.
+// the relay's own measure of what it added per turn is close to L. A busy machine only adds
+// delay: it can fail the upper bounds, never pass the lower ones, so a measure above them is
+// taken again, up to three times in all.
 func TestDelayAccuracy(t *testing.T) {
-	const n = 40
 	up := relaytest.Server(t, relaytest.Echo)
 	for _, l := range []time.Duration{0, 2 * time.Millisecond} {
 		t.Run(l.String(), func(t *testing.T) {
-			r, addr := start(t, Config{Upstream: up, Latency: l})
-			direct := median(roundTrips(t, dial(t, up), n))
-			relayed := median(roundTrips(t, dial(t, addr), n))
-			s := settled(r)
-			if s.Turns != n {
-				t.Errorf("turns %d, want %d", s.Turns, n)
-			}
-			added := time.Duration(s.AddedPerTurn() * float64(time.Microsecond))
-			if added < l || added > l+slack {
-				t.Errorf("added per turn %v as the relay measured it, want %v to %v", added, l, l+slack)
-			}
-			// The direct median itself varies by some tens of µs from one sample to the next.
-			if extra := relayed - direct; extra < l-200*time.Microsecond || extra > l+slack {
-				t.Errorf("median round trip %v through the relay, %v direct: %v added, want about %v, at most %v", relayed, direct, extra, l, l+slack)
+			for attempt := 1; ; attempt++ {
+				low, high := delayAccuracy(t, up, l)
+				if low != "" {
+					t.Fatal(low)
+				}
+				if high == "" {
+					return
+				}
+				if attempt == 3 {
+					t.Fatal(high)
+				}
+				t.Logf("attempt %d: %s; again (a busy machine adds delay)", attempt, high)
 			}
 		})
 	}
+}
+
+// delayAccuracy measures 40 round trips direct and through a new relay adding l; it returns what
+// fell below the bounds and what rose above them.
+func delayAccuracy(t *testing.T, up string, l time.Duration) (low, high string) {
+	const n = 40
+	r, addr := start(t, Config{Upstream: up, Latency: l})
+	direct := median(roundTrips(t, dial(t, up), n))
+	relayed := median(roundTrips(t, dial(t, addr), n))
+	s := settled(r)
+	if s.Turns != n {
+		return fmt.Sprintf("turns %d, want %d", s.Turns, n), ""
+	}
+	added := time.Duration(s.AddedPerTurn() * float64(time.Microsecond))
+	extra := relayed - direct
+	switch {
+	case added < l:
+		return fmt.Sprintf("added per turn %v as the relay measured it, below %v", added, l), ""
+	case extra < l-200*time.Microsecond: // the direct median itself varies by some tens of µs
+		return fmt.Sprintf("median round trip %v through the relay, %v direct: %v added, below %v", relayed, direct, extra, l), ""
+	case added > l+slack || extra > l+slack:
+		return "", fmt.Sprintf("added per turn %v as the relay measured it, %v at the client's median; want at most %v", added, extra, l+slack)
+	}
+	return "", ""
 }
 
 // TestOrderKept: with a jitter nearly as large as the latency, many small chunks come back in
