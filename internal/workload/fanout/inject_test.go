@@ -13,6 +13,7 @@ import (
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
+	"github.com/iobench/iobench/internal/suite"
 	"github.com/iobench/iobench/internal/workload/workloadtest"
 )
 
@@ -54,5 +55,26 @@ func TestInjectRun(t *testing.T) {
 	}
 	if e.TurnsPerOp < 0.95 || e.TurnsPerOp > 1.05 || e.Connections < 1 || e.AddedUSPerTurn < 1000 {
 		t.Errorf("inject.upstream %+v: want one turn per call through the relay, at least 1000 µs added", *e)
+	}
+}
+
+// TestInjectParam: a scenario's inject: param is read, and a bad one refused at its line.
+func TestInjectParam(t *testing.T) {
+	known, err := suite.Known(implsRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(v string) []byte {
+		return []byte("name: f\nworkload: fanout\nimpls: [go-fanout]\nparams: {route: /sync, inject: \"" + v + "\"}\n")
+	}
+	s, err := scenario.Parse("ok.yaml", doc("upstream:latency=2ms,jitter=100us"), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Runs[0].Params[inject.Param].(string); got != "upstream:latency=2ms,jitter=100us" {
+		t.Errorf("inject param %q", got)
+	}
+	if _, err := scenario.Parse("bad.yaml", doc("upstream:latency=-2ms"), known); err == nil || !strings.Contains(err.Error(), "bad.yaml:4") || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("a negative latency in a scenario: %v", err)
 	}
 }
