@@ -5,7 +5,8 @@
 // Each chunk flowing downstream (service -> system) is written L after it was read, plus or minus
 // a uniform jitter, in the order it came, by a writer of its own per connection that sleeps with
 // nanosleep on a thread whose timer slack is 1 ns (the Go runtime's timers wake up to a
-// millisecond late). Chunks flowing upstream pass at once, so a pipelined stream stays pipelined.
+// millisecond late); a chunk due at once (L = 0) with none before it waiting is written by its
+// reader. Chunks flowing upstream pass at once, so a pipelined stream stays pipelined.
 //
 // A turn is one change of direction from upstream to downstream on a connection: statements sent
 // in one write, or in several before any answer came, make one turn. For the first chunk of each

@@ -135,7 +135,9 @@ type link struct {
 	r           *Relay
 	client, svc net.Conn
 	queue       chan chunk
-	asked       atomic.Bool // upstream data passed since the last answer began
+	pending     atomic.Int64 // chunks queued or being written by deliver
+	failed      atomic.Bool  // a write to the client failed: the rest is dropped
+	asked       atomic.Bool  // upstream data passed since the last answer began
 }
 
 // upstream passes what the client writes to the service at once; the first chunk after an
@@ -164,7 +166,8 @@ func (l *link) upstream() {
 	}
 }
 
-// downstream reads what the service writes and queues it with its due time.
+// downstream reads what the service writes and queues it with its due time; a chunk due at once
+// with nothing before it still waiting it writes itself, sparing deliver's thread a wake-up.
 func (l *link) downstream() {
 	defer close(l.queue)
 	for {
@@ -172,11 +175,17 @@ func (l *link) downstream() {
 		n, err := l.svc.Read(*buf)
 		if n > 0 {
 			c := chunk{buf: buf, n: n, read: time.Now(), endTurn: l.asked.Swap(false)}
-			c.due = c.read.Add(l.r.delay())
+			d := l.r.delay()
+			c.due = c.read.Add(d)
 			if c.endTurn {
 				l.r.turns.Add(1)
 			}
-			l.queue <- c
+			if d == 0 && l.pending.Load() == 0 { // deliver is idle, and only this goroutine gives it work
+				l.pass(c)
+			} else {
+				l.pending.Add(1)
+				l.queue <- c
+			}
 		} else {
 			buffers.Put(buf)
 		}
@@ -191,21 +200,29 @@ func (l *link) downstream() {
 func (l *link) deliver() {
 	defer closeWrite(l.client)
 	preciseThread()
-	failed := false
 	for c := range l.queue {
-		if !failed {
+		if !l.failed.Load() {
 			sleepUntil(c.due)
-			_, err := l.client.Write((*c.buf)[:c.n])
-			if failed = err != nil; failed {
-				l.abort()
-			} else {
-				l.r.down.Add(int64(c.n))
-			}
-			if c.endTurn && !failed {
-				l.r.added.Add(int64(time.Since(c.read)))
-			}
 		}
-		buffers.Put(c.buf)
+		l.pass(c)
+		l.pending.Add(-1)
+	}
+}
+
+// pass writes c to the client and counts it; after a failed write it drops c and all after.
+func (l *link) pass(c chunk) {
+	defer buffers.Put(c.buf)
+	if l.failed.Load() {
+		return
+	}
+	if _, err := l.client.Write((*c.buf)[:c.n]); err != nil {
+		l.failed.Store(true)
+		l.abort()
+		return
+	}
+	l.r.down.Add(int64(c.n))
+	if c.endTurn {
+		l.r.added.Add(int64(time.Since(c.read)))
 	}
 }
 

@@ -130,28 +130,36 @@ func delayAccuracy(t *testing.T, up string, l time.Duration) (low, high string) 
 	return "", ""
 }
 
-// TestOrderKept: with a jitter nearly as large as the latency, many small chunks come back in
-// the order they went.
+// TestOrderKept: with a jitter nearly as large as the latency, or one that leaves half the chunks
+// due at once (written by their reader) and half queued, many small chunks come back in the order
+// they went.
 func TestOrderKept(t *testing.T) {
 	up := relaytest.Server(t, relaytest.Echo)
-	_, addr := start(t, Config{Upstream: up, Latency: time.Millisecond, Jitter: 900 * time.Microsecond})
-	c := dial(t, addr)
-	var sent bytes.Buffer
-	for i := range 300 {
-		sent.WriteString(fmt.Sprintf("%d,", i))
-	}
-	go func() {
-		for _, part := range strings.SplitAfter(sent.String(), ",") {
-			_, _ = c.Write([]byte(part))
-			time.Sleep(50 * time.Microsecond) // separate chunks, most of them
-		}
-	}()
-	got := make([]byte, sent.Len())
-	if _, err := io.ReadFull(c, got); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, sent.Bytes()) {
-		t.Fatalf("answers out of order:\n got %.120s...\nwant %.120s...", got, sent.Bytes())
+	for _, cfg := range []Config{
+		{Upstream: up, Latency: time.Millisecond, Jitter: 900 * time.Microsecond},
+		{Upstream: up, Jitter: 200 * time.Microsecond},
+	} {
+		t.Run(fmt.Sprintf("%v±%v", cfg.Latency, cfg.Jitter), func(t *testing.T) {
+			_, addr := start(t, cfg)
+			c := dial(t, addr)
+			var sent bytes.Buffer
+			for i := range 300 {
+				sent.WriteString(fmt.Sprintf("%d,", i))
+			}
+			go func() {
+				for _, part := range strings.SplitAfter(sent.String(), ",") {
+					_, _ = c.Write([]byte(part))
+					time.Sleep(50 * time.Microsecond) // separate chunks, most of them
+				}
+			}()
+			got := make([]byte, sent.Len())
+			if _, err := io.ReadFull(c, got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, sent.Bytes()) {
+				t.Fatalf("answers out of order:\n got %.120s...\nwant %.120s...", got, sent.Bytes())
+			}
+		})
 	}
 }
 
