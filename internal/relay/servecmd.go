@@ -30,6 +30,9 @@ func ServeCommand() *cobra.Command {
 		Example: "  iobench serve proxy --listen 127.0.0.1:15432 --upstream 127.0.0.1:5432 --latency 5ms --jitter 200us",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if upstream == "" {
+				return cli.BadInput("--upstream is missing; give the service's host:port, e.g. --upstream 127.0.0.1:5432")
+			}
 			cfg := Config{Upstream: upstream}
 			var err error
 			if cfg.Latency, err = ParseDelay("--latency", latency); err != nil {
