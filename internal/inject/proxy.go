@@ -58,7 +58,7 @@ func Start(ctx context.Context, t Target, upstream string, o Options) (*Proxy, e
 	}
 	px := &Proxy{Target: t, Addr: addr, stats: make(chan relay.Stats, 1)}
 	px.p, err = sut.Start(ctx, sut.Options{
-		Name: "proxy (" + t.Kind + ")",
+		Name: "relay (" + t.Kind + ")",
 		Argv: []string{exe, "serve", relay.ServeName, "--listen", addr, "--upstream", upstream,
 			"--latency", t.Latency.String(), "--jitter", t.Jitter.String()},
 		Env:    sut.Environ(),
@@ -145,7 +145,7 @@ func (px *Proxy) Usage() procstat.Usage { return px.p.Usage() }
 
 // Process is the relay's line of a record's processes, over wall.
 func (px *Proxy) Process(wall time.Duration) result.Process {
-	return result.NewProcess("proxy ("+px.Kind+")", Role, px.p.PID(), px.Usage(), wall)
+	return result.NewProcess("relay ("+px.Kind+")", Role, px.p.PID(), px.Usage(), wall)
 }
 
 // Stop stops the relay.
