@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/relay"
 	"github.com/iobench/iobench/internal/result"
@@ -32,10 +33,12 @@ type Proxy struct {
 }
 
 // Options say how to start the relays: the iobench executable ("" is the running one, which in a
-// test is the test binary standing in for iobench), and where their stderr goes.
+// test is the test binary standing in for iobench), where their stderr goes, and the CPUs to pin
+// them to (none: anywhere).
 type Options struct {
 	Executable string
 	Log        *slog.Logger
+	CPUs       cpuset.Set
 }
 
 // Start runs a relay for t in front of upstream (host:port) on a free port of 127.0.0.1 and
@@ -66,6 +69,7 @@ func Start(ctx context.Context, t Target, upstream string, o Options) (*Proxy, e
 		Stream: px.read,
 		OnLine: func(line string) { log.Info("proxy", "service", t.Kind, "stderr", line) },
 		Log:    log,
+		CPUs:   o.CPUs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %w", t.Kind, err)
