@@ -116,20 +116,15 @@ func Resolve(specs []Spec, uses []Use, impl string) ([]Target, error) {
 }
 
 func match(sp Spec, uses []Use, impl string) (Use, error) {
-	i := slices.IndexFunc(uses, func(u Use) bool { return u.Kind == sp.Service || u.Role == sp.Service })
 	var roles []string
 	for _, u := range uses {
 		roles = append(roles, u.Role)
 	}
-	switch {
-	case i < 0 && !slices.Contains(Kinds, sp.Service):
-		known := append(slices.Clone(Kinds), roles...)
-		why := fmt.Sprintf("unknown service %q; ", sp.Service)
-		if h := suggest.Hint(sp.Service, known); h != "" {
-			why += h + " "
-		}
-		return Use{}, bad(sp.String(), why+"use one of "+strings.Join(known, ", "))
-	case i < 0:
+	if err := known(sp, roles); err != nil {
+		return Use{}, err
+	}
+	i := slices.IndexFunc(uses, func(u Use) bool { return u.Kind == sp.Service || u.Role == sp.Service })
+	if i < 0 {
 		return Use{}, bad(sp.String(), fmt.Sprintf("this run does not use %s (it uses %s)", sp.Service, describe(uses)))
 	}
 	u := uses[i]
@@ -140,6 +135,29 @@ func match(sp Spec, uses []Use, impl string) (Use, error) {
 		return Use{}, bad(sp.String(), fmt.Sprintf("%s's manifest gives no address variable for %s; inject into a service it declares", impl, u.Kind))
 	}
 	return u, nil
+}
+
+// CheckNames refuses an injection that names neither a service kind nor one of roles, the
+// workload's; a command calls it before it starts any service.
+func CheckNames(specs []Spec, roles ...string) error {
+	for _, sp := range specs {
+		if err := known(sp, roles); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func known(sp Spec, roles []string) error {
+	if slices.Contains(Kinds, sp.Service) || slices.Contains(roles, sp.Service) {
+		return nil
+	}
+	names := append(slices.Clone(Kinds), roles...)
+	why := fmt.Sprintf("unknown service %q; ", sp.Service)
+	if h := suggest.Hint(sp.Service, names); h != "" {
+		why += h + " "
+	}
+	return bad(sp.String(), why+"use one of "+strings.Join(names, ", "))
 }
 
 func describe(uses []Use) string {

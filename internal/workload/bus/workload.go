@@ -152,6 +152,9 @@ func paramsInto(cfg *Config, p map[string]any) error {
 	if err != nil {
 		return err
 	}
+	if err := inject.CheckNames(specs, DatabaseRole.Name, BrokerRole.Name); err != nil {
+		return err
+	}
 	cfg.Inject = specs
 	if v, ok := p["fault"].(string); ok {
 		f, err := ParseFault(v)

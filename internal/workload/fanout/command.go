@@ -46,8 +46,10 @@ func (o Options) Check() error {
 	case o.Delay < 0 || o.Work < 0:
 		return bad("--delay %v, --work %v: use durations of 0 or more, e.g. 10ms", o.Delay, o.Work)
 	}
-	if _, err := inject.ParseAll(o.Inject); err != nil {
+	if specs, err := inject.ParseAll(o.Inject); err != nil {
 		return err
+	} else if _, err := inject.Resolve(specs, injectUses, "the impl"); err != nil {
+		return err // the upstream is the only service of a fanout run
 	}
 	// The generator's own checks (connections, threads, -n with -R, timeout), before anything starts.
 	hb := httpbench.Options{URL: "http://127.0.0.1:1" + o.Route, Connections: o.Connections, Threads: o.Threads,
