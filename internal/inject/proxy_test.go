@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +70,20 @@ func TestProxyChild(t *testing.T) {
 	}
 	if len(rec.Processes) != 1 || rec.Processes[0].Role != Role || rec.Processes[0].PID == 0 {
 		t.Errorf("processes %+v, want the relay as role %s", rec.Processes, Role)
+	}
+}
+
+// TestServeProxyBadInput: `iobench serve proxy` is registered, and refuses bad settings in one
+// line with exit code 2.
+func TestServeProxyBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--latency", "1ms"},
+		{"--upstream", "127.0.0.1:1", "--latency", "-1ms"},
+		{"--upstream", "127.0.0.1:1", "--jitter", "5"},
+	} {
+		code, _, stderr := workloadtest.Run(append([]string{"serve", "proxy"}, args...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("serve proxy %v: exit %d, stderr %q; want 2 and one line", args, code, stderr)
+		}
 	}
 }
