@@ -28,7 +28,6 @@ type Proxy struct {
 	Addr  string
 	p     *sut.Process
 	stats chan relay.Stats
-	probe int64 // the connections of the readiness check
 	mark  relay.Stats
 }
 
@@ -74,12 +73,6 @@ func Start(ctx context.Context, t Target, upstream string, o Options) (*Proxy, e
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %w", t.Kind, err)
 	}
-	s, err := px.Stats()
-	if err != nil {
-		px.Stop()
-		return nil, err
-	}
-	px.probe = s.Conns
 	return px, nil
 }
 
@@ -140,7 +133,7 @@ func (px *Proxy) Entry(ops int64) (*Entry, error) {
 		return nil, err
 	}
 	d := s.Sub(px.mark)
-	d.Conns = s.Conns - px.probe // those opened before the SUT was ready too, but not the readiness check's
+	d.Conns = s.Conns // those opened before the SUT was ready too
 	return entry(px.Target, d, ops), nil
 }
 

@@ -31,7 +31,8 @@ type Entry struct {
 	// TurnsPerOp is Turns divided by the run's operations: r, the round trips per operation.
 	Turns      int64   `json:"turns"`
 	TurnsPerOp float64 `json:"turns_per_op"`
-	// Connections is how many connections the SUT opened through the relay, from its start.
+	// Connections is how many connections the SUT opened and used through the relay, from its
+	// start (the readiness check's is not one).
 	Connections int64 `json:"connections"`
 }
 

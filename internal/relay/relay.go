@@ -31,7 +31,7 @@ func (c Config) Check() error {
 
 // Stats are a relay's counts since it started; two snapshots subtract (Sub).
 type Stats struct {
-	Conns int64         `json:"conns"`    // connections accepted
+	Conns int64         `json:"conns"`    // connections that sent something (not a mere check that the port is open)
 	Turns int64         `json:"turns"`    // changes of direction from upstream to downstream
 	Added time.Duration `json:"added_ns"` // time the first chunks of the turns were held, both ways
 	Up    int64         `json:"bytes_up"`
@@ -88,7 +88,6 @@ func (r *Relay) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		r.conns.Add(1)
 		r.wg.Go(func() { r.relay(ctx, c) })
 	}
 }
@@ -146,9 +145,13 @@ func (l *link) upstream() {
 	defer closeWrite(l.svc)
 	buf := buffers.Get().(*[]byte)
 	defer buffers.Put(buf)
-	for {
+	for used := false; ; {
 		n, err := l.client.Read(*buf)
 		if n > 0 {
+			if !used {
+				used = true
+				l.r.conns.Add(1)
+			}
 			read := time.Now()
 			first := !l.asked.Swap(true)
 			if _, werr := l.svc.Write((*buf)[:n]); werr != nil {

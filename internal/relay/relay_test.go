@@ -196,6 +196,11 @@ func TestTurnsPipelined(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			r, addr := start(t, Config{Upstream: up, Latency: 200 * time.Microsecond})
+			probe, err := net.Dial("tcp", addr) // a check that the port is open: no connection used
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe.Close()
 			c := dial(t, addr)
 			answer := make([]byte, len("ok done\n"))
 			for range rounds {
@@ -208,8 +213,8 @@ func TestTurnsPipelined(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if s := settled(r); s.Turns != rounds {
-				t.Errorf("%d turns for %d rounds of %q", s.Turns, rounds, writes)
+			if s := settled(r); s.Turns != rounds || s.Conns != 1 {
+				t.Errorf("%d turns on %d connections for %d rounds of %q on one", s.Turns, s.Conns, rounds, writes)
 			}
 		})
 	}
