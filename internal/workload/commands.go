@@ -15,7 +15,8 @@ func Commands() []*cobra.Command {
 }
 
 // ServeCommands builds the `iobench serve` subcommands of the registered workloads' Go systems
-// under test (Workload.Serve), in the order of the workloads' names.
+// under test (Workload.Serve), in the order of the workloads' names, then those of no workload
+// (RegisterServe).
 func ServeCommands() []*cobra.Command {
 	var out []*cobra.Command
 	for _, n := range Names() {
@@ -23,5 +24,17 @@ func ServeCommands() []*cobra.Command {
 			out = append(out, c())
 		}
 	}
+	for _, c := range helpers {
+		out = append(out, c())
+	}
 	return out
 }
+
+// helpers are the `iobench serve` commands that belong to no workload (RegisterServe).
+var helpers []func() *cobra.Command
+
+// RegisterServe adds an `iobench serve` command that belongs to no workload but that runs start
+// beside their systems under test (`serve proxy`, the relay of injected latency), so that it is
+// in every tree ServeCommands builds: iobench's, and a test binary's (workloadtest). Call it from
+// an init function.
+func RegisterServe(c func() *cobra.Command) { helpers = append(helpers, c) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload"
@@ -31,6 +32,7 @@ type flags struct {
 	stateDir                         string
 	quiet                            bool
 	impl, variant, implsDir          string
+	inject                           []string
 }
 
 // newCommand is `iobench bus` (workload.Workload.Command): one run of a consumer, as a one-run
@@ -62,6 +64,12 @@ Faults: kill-sut@50% SIGKILLs the consumer when half the commands are handled an
 again; restart-broker@50% (durable profile, a broker started by iobench) restarts the broker.
 Either way no command may be lost or stored twice; duplicate events are counted.
 
+--inject postgres:latency=5ms[,jitter=200us] (or rabbitmq; repeatable) puts iobench's relay ('iobench
+serve proxy', a child process of its own, role proxy) between the consumer and that service: each
+answer reaches the consumer that much later. The record's inject section gives the latency the relay
+added per round trip as it measured it, and turns_per_op, the round trips per command. iobench's own
+connections go direct.
+
 --impl NAME runs a consumer impl from impls/ (see 'iobench impls'), its variant chosen by --variant
 or --mode, on the topology its manifest declares (exchange, queues, routing key). --sut-cmd runs
 any other consumer (through /bin/sh -c), on iobench's own topology. It gets IOBENCH_AMQP_URL or
@@ -89,6 +97,7 @@ R being 1 for a redelivered message, each line in one write.`,
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this database: postgres://user:pass@127.0.0.1:5432/db or sqlite:///path.db")
 	cli.DurationVarP(fs, &f.timeout, "timeout", "", DefaultTimeout, "bound on the whole run")
 	fs.StringVar(&f.fault, "fault", "", "inject a fault: kill-sut@50% or restart-broker@50%")
+	fs.StringArrayVar(&f.inject, "inject", nil, "delay a service's answers to the consumer through a relay, e.g. postgres:latency=5ms,jitter=200us (repeatable; postgres or rabbitmq, or database, broker)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory of 'iobench services up' whose servers to use (default: iobench's own)")
 	fs.StringVar(&f.sutCmd, "sut-cmd", "", "run this consumer instead of 'iobench serve bus' (see above)")
@@ -118,6 +127,9 @@ func runCommand(cmd *cobra.Command, f flags) error {
 	if _, err := ParseFault(f.fault); err != nil {
 		return cli.RunError(err)
 	}
+	if _, err := inject.ParseAll(f.inject); err != nil {
+		return cli.RunError(err)
+	}
 	if err := result.CheckWritable(f.jsonPath); err != nil {
 		return cli.BadInput("--json: %v", err)
 	}
@@ -126,7 +138,7 @@ func runCommand(cmd *cobra.Command, f flags) error {
 		return err
 	}
 	o := Options{
-		N: f.n, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile, Fault: f.fault, Timeout: f.timeout,
+		N: f.n, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile, Fault: f.fault, Timeout: f.timeout, Inject: f.inject,
 		Services: ServicesConfig{
 			Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
 			Options: service.Options{StateDir: f.stateDir, Logger: log},

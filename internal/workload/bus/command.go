@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -16,7 +18,8 @@ type Options struct {
 	N                     int
 	Concurrency, Prefetch int
 	Profile               string
-	Fault                 string // as ParseFault reads it; "" for none
+	Fault                 string   // as ParseFault reads it; "" for none
+	Inject                []string // --inject, as inject.ParseAll reads them
 	Timeout               time.Duration
 	// Services says which broker and database to use or start (its Options: the state directory
 	// of 'iobench services up', the logger of the servers iobench starts).
@@ -31,7 +34,7 @@ type Options struct {
 // ErrVerify, for the command to say so (FlawReproduced).
 func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Record, error) {
 	params := map[string]any{"n": int64(o.N), "concurrency": int64(o.Concurrency), "prefetch": int64(o.Prefetch),
-		"profile": o.Profile, "fault": o.Fault, "timeout": o.Timeout}
+		"profile": o.Profile, "fault": o.Fault, "timeout": o.Timeout, inject.Param: strings.Join(o.Inject, ";")}
 	r := scenario.Run{ID: Name, Workload: Name, Impl: target.Name(), Params: params, Repeat: 1, Repeats: 1}
 	e, done := workload.Single(target, r, o.Command, nil)
 	defer done()

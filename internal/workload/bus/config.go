@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"
@@ -113,6 +114,9 @@ type Config struct {
 	Broker      Service
 	Database    Service
 	Fault       Fault
+	// Inject delays the answers of these services to the consumer through relays of their own
+	// (inject.go); iobench's own connections go direct.
+	Inject []inject.Spec
 	// Topology is where commands and events go, as the consumer's manifest declares it; zero
 	// means DefaultTopology, the built-in consumer's.
 	Topology Topology

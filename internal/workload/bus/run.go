@@ -13,6 +13,7 @@ import (
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/sut"
@@ -69,6 +70,7 @@ type run struct {
 	brokerM   *meter
 	dbM       *meter
 	suts      []*impl.Process
+	proxies   inject.Set // the relays of cfg.Inject, in front of the consumer's services
 	readyAt   time.Time
 	fillStart time.Time
 	fillEnd   time.Time
@@ -89,6 +91,10 @@ func Run(ctx context.Context, cfg Config) (*result.Record, error) {
 	r.bkind, _ = brokerKind(cfg.BrokerURL)
 	r.dkind, _ = dbKind(cfg.DatabaseURL)
 	r.argv, r.env = cfg.Consumer.Inst.Command(), sutEnv(&cfg, r.bkind)
+	if err := r.startProxies(ctx); err != nil {
+		return nil, err
+	}
+	defer r.proxies.Stop()
 	return r.do(ctx)
 }
 
@@ -194,6 +200,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	rec := r.record(end, out)
 	r.account(rec, rows, distinct, left)
 	r.processes(rec, end, selfUse, broker, dbCost)
+	r.recordProxies(rec)
 	rec.MachineCPU, rec.CPUProbe = busy, cpuprobe.Micros(probe)
 	rec.Warnings = append(rec.Warnings, r.warnings...)
 	if lerr != nil {
@@ -323,6 +330,7 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 		return outcomeFailed, fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
 	r.readyAt = time.Now()
+	r.markProxies()
 	deadline := time.NewTimer(time.Until(r.deadline))
 	defer deadline.Stop()
 	trigger := r.t.trigger

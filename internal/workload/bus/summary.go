@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 )
@@ -49,6 +50,9 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	if b.Fault != "" {
 		fmt.Fprintf(&sb, "fault: %s struck after %d commands at %v; recovered in %v\n",
 			b.Fault, b.FaultAtCommands, b.FaultAt.Std().Round(time.Millisecond), b.FaultRecovery.Std().Round(time.Millisecond))
+	}
+	for _, line := range inject.Lines(rec) {
+		sb.WriteString(line + "\n")
 	}
 	sb.WriteString("\n")
 	tw := tabwriter.NewWriter(&sb, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/impls/gobus"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
@@ -71,6 +72,7 @@ func spec() scenario.WorkloadSpec {
 			"profile":     {Type: scenario.String, Enum: []string{ProfileSeed, ProfileDurable}, SUT: true, Doc: "seed (transient, as in the seed) or durable"},
 			"fault":       {Type: scenario.String, Check: checkFault, Doc: "kill-sut@50% or restart-broker@50%"},
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the whole run"},
+			inject.Param:  {Type: scenario.String, Check: inject.CheckParam, SUT: true, Doc: "delay a service's answers to the consumer: postgres:latency=5ms[,jitter=200us], several joined by ;"},
 		},
 		Services: map[string]scenario.ServiceSpec{
 			"broker":   {Schemes: BrokerRole.SchemeList(), Doc: "embedded is NATS with JetStream inside iobench, local is RabbitMQ"},
@@ -146,6 +148,14 @@ func paramsInto(cfg *Config, p map[string]any) error {
 	if v, ok := p["timeout"].(time.Duration); ok {
 		cfg.Timeout = v
 	}
+	specs, err := inject.FromParams(p)
+	if err != nil {
+		return err
+	}
+	if err := inject.CheckNames(specs, DatabaseRole.Name, BrokerRole.Name); err != nil {
+		return err
+	}
+	cfg.Inject = specs
 	if v, ok := p["fault"].(string); ok {
 		f, err := ParseFault(v)
 		if err != nil {

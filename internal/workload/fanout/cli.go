@@ -57,6 +57,7 @@ and the tail of the latency are reported apart.`,
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
 	cli.DurationVarP(fs, &o.Delay, "delay", "", DefaultDelay, "the upstream's delay before it answers")
 	cli.DurationVarP(fs, &o.Work, "work", "", DefaultWork, "the impl's work per request")
+	fs.StringArrayVar(&o.Inject, "inject", nil, "delay the upstream's answers to the impl through a relay, e.g. upstream:latency=5ms,jitter=200us")
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -27,6 +28,7 @@ type Options struct {
 	Timeout     time.Duration
 	Rate        float64 // open loop, requests per second; 0: closed loop
 	Delay, Work time.Duration
+	Inject      []string // --inject, as inject.ParseAll reads them
 	Command     []string
 	OnSecond    func(engine.Snapshot)
 }
@@ -43,6 +45,11 @@ func (o Options) Check() error {
 		return bad("-d %v: use a positive duration such as 10s, or -n", o.Duration)
 	case o.Delay < 0 || o.Work < 0:
 		return bad("--delay %v, --work %v: use durations of 0 or more, e.g. 10ms", o.Delay, o.Work)
+	}
+	if specs, err := inject.ParseAll(o.Inject); err != nil {
+		return err
+	} else if _, err := inject.Resolve(specs, injectUses, "the impl"); err != nil {
+		return err // the upstream is the only service of a fanout run
 	}
 	// The generator's own checks (connections, threads, -n with -R, timeout), before anything starts.
 	hb := httpbench.Options{URL: "http://127.0.0.1:1" + o.Route, Connections: o.Connections, Threads: o.Threads,
@@ -62,6 +69,9 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 	params := map[string]any{
 		"route": o.Route, "connections": int64(o.Connections), "requests": o.Requests, "timeout": o.Timeout,
 		"upstream_delay": o.Delay, "work": o.Work, "load": "closed",
+	}
+	if len(o.Inject) > 0 {
+		params[inject.Param] = strings.Join(o.Inject, ";")
 	}
 	if o.Threads > 0 {
 		params["threads"] = int64(o.Threads)

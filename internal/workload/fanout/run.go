@@ -47,11 +47,17 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return nil, err
 	}
 	defer up.stop()
+	sutEnv := map[string]string{env.UpstreamURL: up.url, env.WorkMS: millis(work)}
+	proxies, err := startProxies(ctx, r, t.Name(), t.Inst.Executable, sutEnv)
+	if err != nil {
+		return nil, err
+	}
+	defer proxies.Stop()
 	var res *engine.Result
 	var base int64
 	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
 		Path: route,
-		Env:  map[string]string{env.UpstreamURL: up.url, env.WorkMS: millis(work)},
+		Env:  sutEnv,
 		Options: func(o *httpbench.Options) {
 			o.Requests, o.ExpectStatus, o.ExpectBody = requests, []int{200}, bodyPattern
 		},
@@ -59,8 +65,10 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		Ready: func(string) (err error) {
 			up.marked = time.Now().Add(r.Warmup) // the upstream's cost counts from the end of the warm-up too
 			up.mark = time.AfterFunc(r.Warmup, up.p.Mark)
-			base, err = Count(ctx, up.url)
-			return err
+			if base, err = Count(ctx, up.url); err != nil {
+				return err
+			}
+			return proxies.Mark()
 		},
 		Result: func(got *engine.Result) { res = got },
 	})
@@ -72,6 +80,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return rec, fmt.Errorf("after the run: %w", err)
 	}
 	rec.Processes = append(rec.Processes, result.NewProcess("upstream", "service", up.p.PID(), up.p.Usage(), time.Since(up.marked)))
+	recordProxies(rec, proxies, calls-base, r)
 	rec.Mode, rec.Case = ModeOf(route), caseOf(r, rec)
 	f := section(route, delay, work, calls-base, res)
 	rec.SetSection(Name, f)

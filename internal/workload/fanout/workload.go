@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/units"
@@ -60,6 +61,8 @@ func Spec() scenario.WorkloadSpec {
 		Doc: "requests in all after the warm-up (ab's -n); 0 measures for the duration instead"}
 	p["upstream_delay"] = scenario.ParamSpec{Type: scenario.Duration, Check: nonNegativeDuration, Default: DefaultDelay,
 		Doc: "how long the upstream waits before answering"}
+	p[inject.Param] = scenario.ParamSpec{Type: scenario.String, Check: inject.CheckParam, SUT: true,
+		Doc: "delay the upstream's answers to the impl through a relay: upstream:latency=5ms[,jitter=200us]"}
 	p["work"] = scenario.ParamSpec{Type: scenario.Duration, Check: nonNegativeDuration, Default: DefaultWork, SUT: true,
 		Doc: "the local work per request, during which the request makes no progress"}
 	return spec
@@ -89,6 +92,9 @@ func Text(w io.Writer, rec *result.Record) error {
 	mark := "verified"
 	if !f.CallsVerified {
 		mark = "FAILED"
+	}
+	for _, line := range inject.Lines(rec) {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	fmt.Fprintf(w, "  Upstream calls (%s): %s\n", mark, f.Calls)
 	if h := f.Handling; h != nil && h.Count > 0 {
