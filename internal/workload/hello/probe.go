@@ -1,4 +1,4 @@
-package impl
+package hello
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/iobench/iobench/internal/impl"
 )
 
 // ConnLimitProbe is how many connections verify holds open at once to see a per-client
@@ -78,15 +80,15 @@ func ProbeConnections(ctx context.Context, addr, path string, n int) ConnCount {
 // checkConnLimit probes n connections held open at once (ProbeConnections): some turned away
 // means a per-client connection limit (connection-limit, seed 4's Aerys with connectionsPerIP
 // 30). Other failures are an ordinary problem.
-func checkConnLimit(ctx context.Context, addr, path string, n int) []RouteProblem {
+func checkConnLimit(ctx context.Context, addr, path string, n int) []impl.RouteProblem {
 	c := ProbeConnections(ctx, addr, path, n)
-	var out []RouteProblem
+	var out []impl.RouteProblem
 	if c.TurnedAway > 0 {
-		out = append(out, RouteProblem{Finding: "connection-limit", Msg: fmt.Sprintf(
+		out = append(out, impl.RouteProblem{Finding: "connection-limit", Msg: fmt.Sprintf(
 			"GET %s on %d connections open at once: %d were refused or closed without a response (a per-client connection limit)", path, n, c.TurnedAway)})
 	}
 	if c.Failed > 0 {
-		out = append(out, RouteProblem{Msg: fmt.Sprintf("GET %s on %d connections open at once: %d failed, the first with: %v", path, n, c.Failed, c.First)})
+		out = append(out, impl.RouteProblem{Msg: fmt.Sprintf("GET %s on %d connections open at once: %d failed, the first with: %v", path, n, c.Failed, c.First)})
 	}
 	return out
 }
