@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/cpuset"
@@ -282,6 +283,82 @@ func httpURL(v any) error {
 	}
 	return nil
 }
+
+// Routes is how verify checks the routes of an HTTP workload's impl (VerifyRoutes).
+type Routes struct {
+	Check RouteCheck        // each route's check
+	Env   map[string]string // more environment than IOBENCH_LISTEN (the addresses of a store)
+	More  MoreCheck         // more checked of each variant while it runs, nil for nothing
+}
+
+// MoreCheck checks a started variant listening on addr beyond its routes over HTTP/1.1 (hello:
+// GET / over h2c): it returns what it checked ("" for nothing) and the problems it found.
+type MoreCheck func(ctx context.Context, addr string, variant impl.Variant) (checked string, problems []impl.RouteProblem)
+
+// VerifyRoutes starts each variant of inst on a free port, checks the routes it declares for
+// workload w as rc says (CheckRoutes with rc.Check, then rc.More) and writes each problem, seed
+// flaw reproduced or failure to v.Out; it returns the number of failures.
+func VerifyRoutes(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, rc Routes) (int, error) {
+	failures := 0
+	for _, variant := range inst.Manifest.Variants {
+		failures += verifyVariant(ctx, v, inst, w, variant, rc)
+	}
+	return failures, nil
+}
+
+func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, variant impl.Variant, rc Routes) int {
+	label := w + " " + variant.Name
+	fail := func(err error) int {
+		fmt.Fprintf(v.Out, "  FAIL %s: %s\n", label, oneLine(err.Error()))
+		return 1
+	}
+	addr, err := sut.FreeAddr()
+	if err != nil {
+		return fail(err)
+	}
+	e := map[string]string{env.Listen: addr}
+	for k, val := range rc.Env {
+		e[k] = val
+	}
+	p, err := inst.Start(ctx, impl.StartOptions{Variant: variant.Name, Env: e})
+	if err != nil {
+		return fail(err)
+	}
+	routes := inst.Manifest.Routes(w)
+	problems := CheckRoutes(ctx, addr, routes, rc.Check)
+	checked := ""
+	if rc.More != nil {
+		var also []impl.RouteProblem
+		checked, also = rc.More(ctx, addr, variant)
+		problems = append(problems, also...)
+	}
+	verdict := impl.Judge(variant, problems)
+	p.Stop()
+	writeVerdict(v.Out, label, verdict, len(routes), checked)
+	return len(verdict.Failures)
+}
+
+// writeVerdict writes a variant's verdict: each seed flaw reproduced, failure and flaw left to a
+// run, else one ok line that says what more was checked.
+func writeVerdict(out io.Writer, label string, verdict impl.Verdict, routes int, checked string) {
+	for _, r := range verdict.Reproduced {
+		fmt.Fprintf(out, "  flaw %s: seed flaw reproduced: %s\n", label, r)
+	}
+	for _, f := range verdict.Failures {
+		fmt.Fprintf(out, "  FAIL %s: %s\n", label, f)
+	}
+	for _, id := range verdict.Unchecked {
+		fmt.Fprintf(out, "  note %s: expected seed flaw %s shows only under load (iobench run)\n", label, id)
+	}
+	if len(verdict.Failures) == 0 && len(verdict.Reproduced) == 0 {
+		if checked != "" {
+			checked = "; " + checked + " answers too"
+		}
+		fmt.Fprintf(out, "  ok   %s: %d route(s) answer as docs/IMPLS.md, \"The HTTP routes\", says%s\n", label, routes, checked)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Text writes an HTTP record's text block in wrk's layout, latency distribution included.
 func Text(w io.Writer, rec *result.Record) error {
