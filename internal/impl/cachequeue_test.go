@@ -88,11 +88,6 @@ func TestPHPCachequeue(t *testing.T) {
 	t.Run("cache", c.testCache)
 	t.Run("queue", c.testQueue)
 	t.Run("not found", c.testNotFound)
-	t.Run("verify", func(t *testing.T) {
-		for _, problem := range CheckRoutes(t.Context(), c.addr, c.inst.Manifest.Routes("cachequeue")) {
-			t.Error(problem)
-		}
-	})
 	t.Run("load", c.testLoad)
 
 	fpmDir := filepath.Dir(strings.TrimPrefix(p.FPM.Listen, "unix:"))

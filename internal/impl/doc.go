@@ -18,6 +18,7 @@
 // env: it waits until the impl is ready (a log line, a TCP port, or the bus report stream read
 // by StartOptions.Stream), keeps its log in a file, measures the CPU seconds and peak memory of
 // its whole process tree and stops it, leaving nothing behind. One-shot impls (the publishers
-// of seed 2) are told to begin with a line on their standard input (Process.Send). CheckRoutes
-// is verify's check of an HTTP impl, framing on the wire included.
+// of seed 2) are told to begin with a line on their standard input (Process.Send). Judge sorts
+// what verify's check of an HTTP impl's routes found (RouteProblem; each HTTP workload checks its
+// own routes) against the variant's expected seed flaws.
 package impl

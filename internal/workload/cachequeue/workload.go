@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/backend/open"
@@ -89,7 +91,7 @@ func consumerText(w io.Writer, implName string, c *Record) {
 	}
 }
 
-// verify checks every route of every variant with the stores the impl needs.
+// verify checks every route of every variant (checkAnswer) with the stores the impl needs.
 func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
 	a, cleanup, err := verifyStores(ctx)
 	if err != nil {
@@ -101,7 +103,20 @@ func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation)
 		return 0, err
 	}
 	defer stop()
-	return web.VerifyRoutesWith(ctx, v, inst, Name, a.environ())
+	return web.VerifyRoutes(ctx, v, inst, Name, web.Routes{Check: web.Answer(checkAnswer), Env: a.environ()})
+}
+
+// checkAnswer returns what is wrong with a cachequeue route's answer of status 200
+// (docs/IMPLS.md, "The HTTP routes"): the counter's value and a newline for /cache/{driver}, an
+// empty body for /queue/{driver}.
+func checkAnswer(route string, _ *http.Response, body string) []string {
+	switch {
+	case strings.HasPrefix(route, "/cache/") && (!strings.HasSuffix(body, "\n") || strings.TrimSpace(body) == ""):
+		return []string{fmt.Sprintf("GET %s: body %q, want the counter's value and a newline", route, web.Clip(body))}
+	case strings.HasPrefix(route, "/queue/") && body != "":
+		return []string{fmt.Sprintf("GET %s: body %q, want an empty body", route, web.Clip(body))}
+	}
+	return nil
 }
 
 // sink binds the PULL side of the ZeroMQ endpoint and discards what arrives until stop: a route

@@ -3,12 +3,10 @@ package fanout
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/env"
@@ -22,7 +20,7 @@ var bodyRE = regexp.MustCompile(bodyPattern)
 
 // verify starts an upstream in this process and each variant of inst against it, and checks
 // the routes the manifest declares: 200 with the upstream's JSON, a Server-Timing app;dur,
-// exactly one upstream call per request, and 404 for an unknown route (impl.CheckRoutes).
+// exactly one upstream call per request, and 404 for an unknown route (web.CheckRoutes).
 func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -57,7 +55,7 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 	defer p.Stop()
 	routes := inst.Manifest.Routes(Name)
 	var problems []string
-	for _, r := range impl.CheckRoutes(ctx, addr, routes) {
+	for _, r := range web.CheckRoutes(ctx, addr, routes, web.Answer(checkJSON)) {
 		problems = append(problems, r.String())
 	}
 	for _, route := range routes {
@@ -74,31 +72,30 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 	return len(problems)
 }
 
-var verifyClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+// checkJSON returns what is wrong with a fanout route's answer of status 200 at a glance: its body
+// must be JSON, the upstream's (checkRoute looks closer).
+func checkJSON(route string, _ *http.Response, body string) []string {
+	if t := strings.TrimSpace(body); !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+		return []string{fmt.Sprintf("GET %s: body %q, want the upstream's JSON", route, web.Clip(body))}
+	}
+	return nil
+}
 
 // checkRoute requests route once and returns what is wrong with its answer, or "".
 func checkRoute(ctx context.Context, addr, route string, up *Upstream) string {
 	before := up.Calls()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+route, nil)
-	if err != nil {
-		return err.Error()
-	}
-	resp, err := verifyClient.Do(req)
+	resp, body, err := web.Get(ctx, addr, route)
 	if err != nil {
 		return fmt.Sprintf("GET %s: %v", route, err)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
 	calls := up.Calls() - before
 	st := resp.Header.Get(engine.TimingHeader)
 	_, timed := engine.ServerTiming([]byte(st), Metric)
 	switch {
-	case err != nil:
-		return fmt.Sprintf("GET %s: %v", route, err)
 	case resp.StatusCode != http.StatusOK:
-		return "" // impl.CheckRoutes says so
-	case !bodyRE.Match(body):
-		return fmt.Sprintf("GET %s: body %q, want the upstream's %s", route, clip(string(body)), UpstreamBody)
+		return "" // web.Answer says so
+	case !bodyRE.MatchString(body):
+		return fmt.Sprintf("GET %s: body %q, want the upstream's %s", route, web.Clip(body), UpstreamBody)
 	case !timed:
 		return fmt.Sprintf("GET %s: Server-Timing %q has no %s;dur=MS: every answer must carry its handling time, e.g. Server-Timing: app;dur=21.3", route, st, Metric)
 	case calls != 1:
@@ -108,10 +105,3 @@ func checkRoute(ctx context.Context, addr, route string, up *Upstream) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "..."
-	}
-	return s
-}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 )
@@ -19,7 +18,7 @@ func probeLimit(r scenario.Run) func(ctx context.Context, addr string, rec *resu
 		if !slices.Contains(rec.Expect, "connection-limit") || n <= 0 {
 			return
 		}
-		c := impl.ProbeConnections(ctx, addr, "/", int(n))
+		c := ProbeConnections(ctx, addr, "/", int(n))
 		probe := &ConnLimit{Opened: c.Opened, Answered: c.Answered, TurnedAway: c.TurnedAway, Failed: c.Failed}
 		if c.First != nil {
 			probe.FirstError = c.First.Error()

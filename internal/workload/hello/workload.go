@@ -95,6 +95,8 @@ func streamsInRange(v any) error {
 	return nil
 }
 
+// verify checks each route of every variant of inst (checkRoute) and GET / over h2c of a variant
+// that speaks it (checkProtocol).
 func verify(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation) (int, error) {
-	return web.VerifyRoutesAlso(ctx, v, inst, Name, checkProtocol(inst.Manifest))
+	return web.VerifyRoutes(ctx, v, inst, Name, web.Routes{Check: checkRoute, More: checkProtocol(inst.Manifest)})
 }

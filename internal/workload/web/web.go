@@ -284,37 +284,29 @@ func httpURL(v any) error {
 	return nil
 }
 
-// VerifyRoutes starts each variant of inst on a free port, checks the routes it declares for
-// workload w (impl.CheckRoutes) and writes each problem, seed flaw reproduced or failure to
-// v.Out; it returns the number of failures.
-func VerifyRoutes(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string) (int, error) {
-	return verifyRoutes(ctx, v, inst, w, nil, nil), nil
-}
-
-// VerifyRoutesWith is VerifyRoutes for an impl that needs more environment than IOBENCH_LISTEN
-// (the addresses of its stores).
-func VerifyRoutesWith(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, vars map[string]string) (int, error) {
-	return verifyRoutes(ctx, v, inst, w, vars, nil), nil
+// Routes is how verify checks the routes of an HTTP workload's impl (VerifyRoutes).
+type Routes struct {
+	Check RouteCheck        // each route's check
+	Env   map[string]string // more environment than IOBENCH_LISTEN (the addresses of a store)
+	More  MoreCheck         // more checked of each variant while it runs, nil for nothing
 }
 
 // MoreCheck checks a started variant listening on addr beyond its routes over HTTP/1.1 (hello:
 // GET / over h2c): it returns what it checked ("" for nothing) and the problems it found.
 type MoreCheck func(ctx context.Context, addr string, variant impl.Variant) (checked string, problems []impl.RouteProblem)
 
-// VerifyRoutesAlso is VerifyRoutes with more checked of each variant while it runs.
-func VerifyRoutesAlso(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, more MoreCheck) (int, error) {
-	return verifyRoutes(ctx, v, inst, w, nil, more), nil
-}
-
-func verifyRoutes(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, vars map[string]string, more MoreCheck) int {
+// VerifyRoutes starts each variant of inst on a free port, checks the routes it declares for
+// workload w as rc says (CheckRoutes with rc.Check, then rc.More) and writes each problem, seed
+// flaw reproduced or failure to v.Out; it returns the number of failures.
+func VerifyRoutes(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, rc Routes) (int, error) {
 	failures := 0
 	for _, variant := range inst.Manifest.Variants {
-		failures += verifyVariant(ctx, v, inst, w, variant, vars, more)
+		failures += verifyVariant(ctx, v, inst, w, variant, rc)
 	}
-	return failures
+	return failures, nil
 }
 
-func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, variant impl.Variant, vars map[string]string, more MoreCheck) int {
+func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Installation, w string, variant impl.Variant, rc Routes) int {
 	label := w + " " + variant.Name
 	fail := func(err error) int {
 		fmt.Fprintf(v.Out, "  FAIL %s: %s\n", label, oneLine(err.Error()))
@@ -325,7 +317,7 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 		return fail(err)
 	}
 	e := map[string]string{env.Listen: addr}
-	for k, val := range vars {
+	for k, val := range rc.Env {
 		e[k] = val
 	}
 	p, err := inst.Start(ctx, impl.StartOptions{Variant: variant.Name, Env: e})
@@ -333,11 +325,11 @@ func verifyVariant(ctx context.Context, v *workload.VerifyEnv, inst *impl.Instal
 		return fail(err)
 	}
 	routes := inst.Manifest.Routes(w)
-	problems := impl.CheckRoutes(ctx, addr, routes)
+	problems := CheckRoutes(ctx, addr, routes, rc.Check)
 	checked := ""
-	if more != nil {
+	if rc.More != nil {
 		var also []impl.RouteProblem
-		checked, also = more(ctx, addr, variant)
+		checked, also = rc.More(ctx, addr, variant)
 		problems = append(problems, also...)
 	}
 	verdict := impl.Judge(variant, problems)

@@ -1,4 +1,4 @@
-package impl
+package hello
 
 import (
 	"bufio"
@@ -9,6 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/impl/impltest"
+	"github.com/iobench/iobench/internal/workload"
+	"github.com/iobench/iobench/internal/workload/web"
 )
 
 // rawServer answers every request with resp (whatever the path, unless notFound is set and the
@@ -50,6 +55,11 @@ func serveRaw(c net.Conn, resp string, closeAfter bool) {
 	}
 }
 
+// checkRoutes runs verify's checks of hello route / on addr (checkRoute) and of an unknown route.
+func checkRoutes(t *testing.T, addr string, routes []string) []impl.RouteProblem {
+	return web.CheckRoutes(t.Context(), addr, routes, checkRoute)
+}
+
 // TestCheckRoutesFraming checks the hello route against servers that frame their answers right
 // and wrong: each flaw is named by its finding, and a correct server has no problem.
 func TestCheckRoutesFraming(t *testing.T) {
@@ -81,7 +91,7 @@ func TestCheckRoutesFraming(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			problems := CheckRoutes(t.Context(), tc.addr, []string{"/"})
+			problems := checkRoutes(t, tc.addr, []string{"/"})
 			if tc.msg == "" {
 				if len(problems) > 0 {
 					t.Fatalf("problems %v", problems)
@@ -95,17 +105,8 @@ func TestCheckRoutesFraming(t *testing.T) {
 	}
 }
 
-func TestCheckRoutesUnknownRoute(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("Hello world!")) }))
-	defer srv.Close()
-	problems := CheckRoutes(t.Context(), strings.TrimPrefix(srv.URL, "http://"), []string{"/"})
-	if len(problems) != 1 || problems[0].String() != "GET /iobench-no-such-route: status 200, want 404" {
-		t.Fatalf("problems %q", problems)
-	}
-}
-
 // hasProblem says whether problems hold one with finding whose message contains msg.
-func hasProblem(problems []RouteProblem, finding, msg string) bool {
+func hasProblem(problems []impl.RouteProblem, finding, msg string) bool {
 	for _, p := range problems {
 		if p.Finding == finding && strings.Contains(p.Msg, msg) {
 			return true
@@ -123,7 +124,7 @@ func TestCheckRoutesLongBodyAndClose(t *testing.T) {
 		"closes without a word": "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			problems := CheckRoutes(t.Context(), rawServer(t, resp, true), []string{"/"})
+			problems := checkRoutes(t, rawServer(t, resp, true), []string{"/"})
 			if !hasProblem(problems, "content-length-mismatch", `Content-Length is 12 but "\n" followed the body`) ||
 				!hasProblem(problems, "no-keepalive", "closed the connection after one response") || len(problems) != 2 {
 				t.Fatalf("problems %q; want content-length-mismatch and no-keepalive only", problems)
@@ -131,7 +132,7 @@ func TestCheckRoutesLongBodyAndClose(t *testing.T) {
 		})
 	}
 	keeps := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nHello world!\n", false)
-	if problems := CheckRoutes(t.Context(), keeps, []string{"/"}); hasProblem(problems, "no-keepalive", "") {
+	if problems := checkRoutes(t, keeps, []string{"/"}); hasProblem(problems, "no-keepalive", "") {
 		t.Fatalf("a server that keeps the connection: problems %q", problems)
 	}
 }
@@ -147,7 +148,7 @@ func TestCheckRoutesHeaders(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			problems := CheckRoutes(t.Context(), rawServer(t, tc.resp, false), []string{"/"})
+			problems := checkRoutes(t, rawServer(t, tc.resp, false), []string{"/"})
 			if tc.msg == "" && len(problems) > 0 || tc.msg != "" && (len(problems) != 1 || !hasProblem(problems, "", tc.msg)) {
 				t.Fatalf("problems %q; want only %q", problems, tc.msg)
 			}
@@ -197,9 +198,9 @@ func limitServer(t *testing.T, limit int) string {
 // TestCheckRoutesConnectionLimit checks that a per-client limit of 30 connections shows as
 // connection-limit with the number turned away, and that a server without one shows nothing.
 // The number is 70, or up to 72 on a busy machine: the test server counts a connection of
-// CheckRoutes' earlier checks as open until its goroutine sees the close, as a real server may.
+// checkRoute's earlier checks as open until its goroutine sees the close, as a real server may.
 func TestCheckRoutesConnectionLimit(t *testing.T) {
-	problems := CheckRoutes(t.Context(), limitServer(t, 30), []string{"/"})
+	problems := checkRoutes(t, limitServer(t, 30), []string{"/"})
 	var n int
 	ok := len(problems) == 1 && problems[0].Finding == "connection-limit"
 	if ok {
@@ -209,7 +210,24 @@ func TestCheckRoutesConnectionLimit(t *testing.T) {
 	if !ok {
 		t.Fatalf("problems %q; want connection-limit with 70 (to 72) turned away", problems)
 	}
-	if problems := CheckRoutes(t.Context(), limitServer(t, 1000), []string{"/"}); len(problems) > 0 {
+	if problems := checkRoutes(t, limitServer(t, 1000), []string{"/"}); len(problems) > 0 {
 		t.Fatalf("no limit: problems %q", problems)
+	}
+}
+
+// TestVerifyAsyncioHello runs `iobench verify`'s checks of the repo's python-asyncio-hello:
+// every route check passes, framing and keep-alive included.
+func TestVerifyAsyncioHello(t *testing.T) {
+	m, err := impl.Find("../../../impls", "python-asyncio-hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := impltest.InstallOrSkip(t, m, t.TempDir())
+	var out strings.Builder
+	if failures, err := verify(t.Context(), &workload.VerifyEnv{Out: &out}, inst); failures != 0 || err != nil {
+		t.Fatalf("%d failures, err %v:\n%s", failures, err, out.String())
+	}
+	if !strings.Contains(out.String(), "ok   hello async: 1 route(s) answer") {
+		t.Fatalf("verify wrote\n%s", out.String())
 	}
 }
