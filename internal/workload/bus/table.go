@@ -35,8 +35,12 @@ func phasesTable(groups []workload.TableGroup) workload.Table {
 			if v, ok := g.Seed.Phases[name]; ok && name != PhaseFill { // fillNote
 				seed = units.RateText(v, "msg/s")
 			}
+			window, ratio := units.None, units.None // a run shorter than the window has none
+			if chart.N > 0 {
+				window, ratio = units.RateText(chart.Median, "msg/s"), fmt.Sprintf("%.2f", chart.Over(mean))
+			}
 			t.Rows = append(t.Rows, []string{g.Label, g.Seed.Label, name, seed, units.RateText(mean.Median, "msg/s"),
-				units.RateText(peak.Median, "msg/s"), units.RateText(chart.Median, "msg/s"), fmt.Sprintf("%.2f", chart.Over(mean))})
+				units.RateText(peak.Median, "msg/s"), window, ratio})
 		}
 	}
 	return t
@@ -56,7 +60,8 @@ func phaseNames(recs []*result.Record) []string {
 	return nil
 }
 
-// phaseSpreads returns the spreads of one phase's mean, best second and best chart window.
+// phaseSpreads returns the spreads of one phase's mean, best second and best chart window (of
+// the runs that lasted one: a shorter run has none).
 func phaseSpreads(recs []*result.Record, name string) (mean, peak, chart stats.Spread) {
 	var m, p, c []float64
 	for _, r := range recs {
@@ -66,7 +71,10 @@ func phaseSpreads(recs []*result.Record, name string) (mean, peak, chart stats.S
 		}
 		for _, ph := range b.Phases {
 			if ph.Name == name {
-				m, p, c = append(m, ph.Mean), append(p, ph.PeakSecond), append(c, ph.PeakChart)
+				m, p = append(m, ph.Mean), append(p, ph.PeakSecond)
+				if ph.PeakChart > 0 {
+					c = append(c, ph.PeakChart)
+				}
 			}
 		}
 	}

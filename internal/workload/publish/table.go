@@ -78,8 +78,8 @@ func ratesTable(groups []workload.TableGroup) workload.Table {
 // (workload.Workload.Tables).
 func leftTable(groups []workload.TableGroup) workload.Table {
 	t := workload.Table{ID: "publish-seed-left", Title: "What the seed's code left on the table (publish)", Note: leftNote,
-		Head: []string{"the seed's code", "improved", "broker-accepted: seed's", "improved", "÷",
-			"client write: seed's", "improved", "÷"},
+		Head: []string{"in the seed's shape", "improved", "broker-accepted: seed's shape", "improved", "÷",
+			"client write: seed's shape", "improved", "÷"},
 		Num: []bool{false, false, true, true, true, true, true, true}}
 	type key struct{ load, impl, variant string }
 	byVariant := map[key]workload.TableGroup{}
