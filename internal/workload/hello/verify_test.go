@@ -12,6 +12,7 @@ import (
 
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/impl/impltest"
+	"github.com/iobench/iobench/internal/relay/relaytest"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/web"
 )
@@ -20,25 +21,10 @@ import (
 // path is not /), and closes the connection after the first when closeAfter is set.
 func rawServer(t *testing.T, resp string, closeAfter bool) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go serveRaw(c, resp, closeAfter)
-		}
-	}()
-	return ln.Addr().String()
+	return relaytest.Server(t, func(c net.Conn) { serveRaw(c, resp, closeAfter) })
 }
 
 func serveRaw(c net.Conn, resp string, closeAfter bool) {
-	defer c.Close()
 	br := bufio.NewReader(c)
 	for {
 		req, err := http.ReadRequest(br)
@@ -186,6 +172,7 @@ func limitServer(t *testing.T, limit int) string {
 			}
 			go func() {
 				serveRaw(c, resp, false)
+				c.Close()
 				mu.Lock()
 				open--
 				mu.Unlock()
