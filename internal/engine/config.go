@@ -56,6 +56,17 @@ type Config struct {
 	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
 	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms
 	dial        func() (conn, error) // tests only; nil = httpload.Dial
+
+	// OnComplete, when set, sees the end of every counted request that was sent, from the
+	// connections' threads at once (a fault's timeline: internal/fault); it must be quick.
+	OnComplete func(Completion)
+}
+
+// Completion is one counted request's end, as Config.OnComplete sees it.
+type Completion struct {
+	Sent, Done time.Time
+	Status     int    // the response's status; 0 without one
+	Class      string // "" for a success, else its error class (ErrorClasses)
 }
 
 // Expect says which responses count as successes.

@@ -439,10 +439,12 @@ func (r *run) account(g *group, o outcome) (keep, answered bool) {
 		g.early.Add(1)
 	}
 	if err != nil {
+		r.complete(o, 0, socketClass(err))
 		r.fail(g, o.counted, o.intended, socketClass(err))
 		return false, false
 	}
 	if o.done.Sub(o.sent) > r.cfg.Timeout { // in before the socket deadline, but too late
+		r.complete(o, resp.Status, classIndex(ErrTimeout))
 		r.fail(g, o.counted, o.intended, classIndex(ErrTimeout))
 		return resp.KeepAlive && r.cfg.KeepAlive, true
 	}
@@ -456,9 +458,21 @@ func (r *run) account(g *group, o outcome) (keep, answered bool) {
 				s.timed, s.timing = 1, d
 			}
 		}
+		r.complete(o, resp.Status, s.class)
 		g.record(s)
 	}
 	return resp.KeepAlive && r.cfg.KeepAlive, true
+}
+
+// complete hands a counted request's end to Config.OnComplete, if set.
+func (r *run) complete(o outcome, status, class int) {
+	if f := r.cfg.OnComplete; f != nil && o.counted {
+		c := Completion{Sent: o.sent, Done: o.done, Status: status}
+		if class >= 0 {
+			c.Class = ErrorClasses[class]
+		}
+		f(c)
+	}
 }
 
 func (r *run) fail(g *group, counted bool, intended time.Time, class int) {

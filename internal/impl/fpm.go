@@ -60,6 +60,7 @@ func (inst *Installation) startPHPFPM(ctx context.Context, so sut.Options, opts 
 	for _, kv := range cmd.Env {
 		so.Env = sut.SetEnv(so.Env, kv)
 	}
+	p.opts = so
 	if p.Process, err = sut.Start(ctx, so); err != nil {
 		p.Process = nil
 		return nil, startErr(ctx, err)

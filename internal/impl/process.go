@@ -52,6 +52,7 @@ type Process struct {
 	// FPM describes the impl's PHP-FPM pool.
 	FPM *FPM
 
+	opts    sut.Options  // what the runner was given: KillAndRestart starts it again
 	cleanup func() error // removes what Start made for this process only
 }
 
@@ -102,7 +103,7 @@ func (inst *Installation) Start(ctx context.Context, opts StartOptions) (*Proces
 	if err != nil {
 		return nil, startErr(ctx, err)
 	}
-	return &Process{Process: p}, nil
+	return &Process{Process: p, opts: so}, nil
 }
 
 // sutOptions are what the runner is given for argv of variant v: the impl's folder, its

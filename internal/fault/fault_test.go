@@ -1,0 +1,182 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iobench/iobench/internal/fail"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Spec{
+		"kill-sut@50%":            {Kind: KillSUT, At: 0.5},
+		"kill-sut":                {Kind: KillSUT, At: 0.5},
+		"restart-redis@25%":       {Kind: Restart, Service: "redis", At: 0.25},
+		"restart-broker@50%":      {Kind: Restart, Service: "rabbitmq", At: 0.5},
+		"down-upstream@40%+2s":    {Kind: Down, Service: "upstream", At: 0.4, For: 2 * time.Second},
+		"down-upstream@40%+500ms": {Kind: Down, Service: "upstream", At: 0.4, For: 500 * time.Millisecond},
+	} {
+		got, err := Parse(in)
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+		if again, err := Parse(got.String()); err != nil || again != got {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v back", got.String(), again, err, got)
+		}
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	for in, says := range map[string]string{
+		"nosuch@50%":          "unknown fault",
+		"restart-@50%":        "unknown fault",
+		"kill-sut@0%":         "strictly between",
+		"kill-sut@100%":       "strictly between",
+		"kill-sut@50":         "strictly between",
+		"kill-sut@50%+2s":     "only a down fault",
+		"down-upstream@50%":   "positive length",
+		"down-upstream":       "point and length",
+		"down-upstream@50%+x": "positive length",
+	} {
+		_, err := Parse(in)
+		if !errors.Is(err, fail.ErrBadInput) || !strings.Contains(err.Error(), says) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Parse(%q) = %v; want one line of bad input saying %q", in, err, says)
+		}
+	}
+}
+
+func TestParseAll(t *testing.T) {
+	got, err := ParseAll([]string{"kill-sut@30%; restart-redis@60%", ""})
+	if err != nil || len(got) != 2 || Join(got) != "kill-sut@30%;restart-redis@60%" {
+		t.Fatalf("ParseAll = %v, %v", got, err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	r := Run{Workload: "cachequeue", Target: "go-cachequeue:async", Restart: []string{"redis"}, Down: []string{"upstream"},
+		OptedIn: func(s string) bool { return s == "redis" }, Length: 10 * time.Second}
+	for in, says := range map[string]string{
+		"kill-sut@50%":         "",
+		"restart-redis@50%":    "",
+		"down-upstream@50%+5s": "",
+		"restart-postgres@50%": "does not use postgres",
+		"down-redis@50%+1s":    "cannot cut redis",
+		"down-upstream@50%+6s": "runs past the end",
+	} {
+		s, _ := Parse(in)
+		err := Check([]Spec{s}, r)
+		if says == "" && err != nil || says != "" && (!errors.Is(err, fail.ErrBadInput) || !strings.Contains(err.Error(), says)) {
+			t.Errorf("Check(%s) = %v; want %q", in, err, says)
+		}
+	}
+	r.Restart = append(r.Restart, "memcached")
+	s, _ := Parse("restart-memcached@50%")
+	if err := Check([]Spec{s}, r); err == nil || !strings.Contains(err.Error(), "restart_memcached") {
+		t.Errorf("a variant that has not opted in: %v", err)
+	}
+	r.InProcess = true
+	s, _ = Parse("kill-sut@50%")
+	if err := Check([]Spec{s}, r); err == nil || !strings.Contains(err.Error(), "inside iobench") {
+		t.Errorf("kill-sut in process: %v", err)
+	}
+}
+
+func TestCount(t *testing.T) {
+	s := Spec{Kind: KillSUT, At: 0.5}
+	if s.Count(1001) != 501 || s.Count(1) != 1 || s.Offset(10*time.Second) != 5*time.Second {
+		t.Errorf("Count(1001)=%d Count(1)=%d Offset=%v", s.Count(1001), s.Count(1), s.Offset(10*time.Second))
+	}
+}
+
+// steady adds a success every step over [from, to) of tl's phase.
+func steady(tl *Timeline, start time.Time, from, to, step time.Duration) {
+	for d := from; d < to; d += step {
+		tl.Success(start.Add(d))
+	}
+}
+
+func TestRecover(t *testing.T) {
+	start := time.Unix(1000, 0)
+	tl := NewTimeline(start)
+	// 1000/s for 5 s, nothing for 300 ms, 500/s for 1 s, then 1000/s again to 10 s.
+	steady(tl, start, 0, 5*time.Second, time.Millisecond)
+	steady(tl, start, 5300*time.Millisecond, 6300*time.Millisecond, 2*time.Millisecond)
+	steady(tl, start, 6300*time.Millisecond, 10*time.Second, time.Millisecond)
+	r := tl.Recover(5*time.Second, 10*time.Second)
+	if r.Before != 1000 {
+		t.Errorf("Before = %v, want 1000", r.Before)
+	}
+	if r.FirstSuccess != 301*time.Millisecond {
+		t.Errorf("FirstSuccess = %v, want 301ms (the bin of 5.300 s ends then)", r.FirstSuccess)
+	}
+	// The first window at or after the fault with 900 successes, counted by brute force.
+	want := firstWindow(t, start, tl)
+	if r.Recovered != want {
+		t.Errorf("Recovered = %v, want %v", r.Recovered, want)
+	}
+	if r.Recovered <= r.FirstSuccess || r.Recovered < Window {
+		t.Errorf("Recovered %v must come after the first success %v and last at least a window", r.Recovered, r.FirstSuccess)
+	}
+}
+
+// firstWindow counts by brute force, millisecond by millisecond, where the first window at or
+// after 5 s with at least 900 successes ends, from 5 s.
+func firstWindow(t *testing.T, start time.Time, tl *Timeline) time.Duration {
+	t.Helper()
+	for s := 5000; s+1000 <= 10000; s++ {
+		if sum(tl.ok[s:s+1000]) >= 900 {
+			return time.Duration(s+1000-5000) * time.Millisecond
+		}
+	}
+	return -1
+}
+
+func TestNotRecovered(t *testing.T) {
+	start := time.Unix(1000, 0)
+	tl := NewTimeline(start)
+	steady(tl, start, 0, 5*time.Second, time.Millisecond)
+	steady(tl, start, 6*time.Second, 10*time.Second, 2*time.Millisecond) // back at half the rate
+	r := tl.Recover(5*time.Second, 10*time.Second)
+	if r.FirstSuccess != 1001*time.Millisecond || r.Recovered >= 0 {
+		t.Errorf("got %+v; want a first success after 1.001 s and no recovery", r)
+	}
+	var e Event
+	e.set(r)
+	if e.Recovery != NotRecovered || e.Recovered != nil || e.FirstSuccess == nil {
+		t.Errorf("event %+v", e)
+	}
+	// Nothing after the fault at all.
+	if r := NewTimeline(start).Recover(time.Second, 2*time.Second); r.FirstSuccess >= 0 || r.Recovered >= 0 {
+		t.Errorf("empty: %+v", r)
+	}
+}
+
+func TestWatchInFlight(t *testing.T) {
+	start := time.Now()
+	w := NewWatch(start)
+	s, _ := Parse("kill-sut@10%")
+	struck := make(chan time.Time, 1)
+	w.Start(t.Context(), []Spec{s}, 100*time.Millisecond, func(ctxx context.Context, s Spec) error {
+		struck <- time.Now()
+		return nil
+	})
+	at := <-struck
+	w.Observe(at.Add(-time.Millisecond), at.Add(time.Millisecond), 0, "read") // in flight, lost
+	w.Observe(at.Add(-time.Millisecond), at.Add(2*time.Millisecond), 200, "") // in flight, answered
+	w.Observe(at.Add(time.Millisecond), at.Add(2*time.Millisecond), 502, "status")
+	w.Observe(at.Add(-2*time.Millisecond), at.Add(-time.Millisecond), 200, "") // before
+	if err := w.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	rec := w.Record(time.Second)
+	e := rec.Faults[0]
+	if e.InFlight["read"] != 1 || e.InFlight["ok"] != 1 || len(e.InFlight) != 2 || e.InFlightTotal() != 1 || rec.Statuses["502"] != 1 {
+		t.Errorf("record %+v", rec)
+	}
+	if e.Fault != "kill-sut@10%" || e.At.Std() < 9*time.Millisecond {
+		t.Errorf("event %+v", e)
+	}
+}

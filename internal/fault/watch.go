@@ -1,0 +1,118 @@
+package fault
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/iobench/iobench/internal/result"
+)
+
+// Watch follows a measured phase with faults: it takes every counted request's end (Observe)
+// into a Timeline, counts the requests in flight at each fault and the responses outside 2xx,
+// strikes each fault on time (Start) and writes the Record.
+type Watch struct {
+	start    time.Time
+	timeline *Timeline
+	strikes  sync.WaitGroup
+
+	mu       sync.Mutex
+	events   []Event
+	instants []time.Time // when each event struck, for InFlight
+	statuses map[int]int64
+	err      error
+}
+
+// NewWatch returns the watch of a measured phase that begins at start.
+func NewWatch(start time.Time) *Watch {
+	return &Watch{start: start, timeline: NewTimeline(start), statuses: map[int]int64{}}
+}
+
+// Observe takes one counted request's end: sent and done, its status (0 without a response)
+// and its error class ("" for a success).
+func (w *Watch) Observe(sent, done time.Time, status int, class string) {
+	if class == "" {
+		w.timeline.Success(done)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if status != 0 && (status < 200 || status > 299) {
+		w.statuses[status]++
+	}
+	for i, t := range w.instants {
+		if sent.Before(t) && !done.Before(t) {
+			k := class
+			if k == "" {
+				k = "ok"
+			}
+			if w.events[i].InFlight == nil {
+				w.events[i].InFlight = map[string]int64{}
+			}
+			w.events[i].InFlight[k]++
+		}
+	}
+}
+
+// Action performs one fault; the run's action for its kind and service.
+type Action func(ctx context.Context, s Spec) error
+
+// Start strikes each of specs at its point of a measured phase of length measured (Spec.Offset
+// from the watch's start) with act, until ctx ends; Wait waits for them.
+func (w *Watch) Start(ctx context.Context, specs []Spec, measured time.Duration, act Action) {
+	for _, s := range specs {
+		w.strikes.Go(func() {
+			t := time.NewTimer(time.Until(w.start.Add(s.Offset(measured))))
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+				w.strike(ctx, s, act)
+			}
+		})
+	}
+}
+
+func (w *Watch) strike(ctx context.Context, s Spec, act Action) {
+	now := time.Now()
+	w.mu.Lock()
+	i := len(w.events)
+	w.events = append(w.events, Event{Fault: s.String()})
+	w.instants = append(w.instants, now)
+	w.mu.Unlock()
+	err := act(ctx, s)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.events[i].At, w.events[i].Took = result.Duration(now.Sub(w.start)), result.Duration(time.Since(now))
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// Wait waits for every fault Start scheduled to have struck (or been dropped with its context)
+// and returns the first error an action returned.
+func (w *Watch) Wait() error {
+	w.strikes.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Record returns the section of a measured phase of length elapsed: each fault with its recovery.
+// Call it after Wait.
+func (w *Watch) Record(elapsed time.Duration) *Record {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rec := &Record{Faults: append([]Event{}, w.events...)}
+	for i := range rec.Faults {
+		e := &rec.Faults[i]
+		e.set(w.timeline.Recover(w.instants[i].Sub(w.start), elapsed))
+	}
+	for status, n := range w.statuses {
+		if rec.Statuses == nil {
+			rec.Statuses = map[string]int64{}
+		}
+		rec.Statuses[strconv.Itoa(status)] = n
+	}
+	return rec
+}
