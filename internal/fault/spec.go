@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/units"
 )
@@ -47,8 +49,12 @@ type Spec struct {
 // aliases are old names kept: the bus's restart-broker is RabbitMQ's restart.
 var aliases = map[string]string{"broker": "rabbitmq"}
 
-// String returns the fault as Parse reads it, e.g. "restart-redis@50%".
+// String returns the fault as Parse reads it, e.g. "restart-redis@50%"; "" for the zero Spec
+// (no fault).
 func (s Spec) String() string {
+	if s.Kind == "" {
+		return ""
+	}
 	name := string(s.Kind)
 	if s.Kind != KillSUT {
 		name += "-" + s.Service
@@ -169,4 +175,9 @@ func (s Spec) Name() string {
 		return string(KillSUT)
 	}
 	return fmt.Sprintf("%s-%s", s.Kind, s.Service)
+}
+
+// AddFlag adds --fault, repeatable, to fs: each value a SPEC (Syntax), read by ParseAll.
+func AddFlag(fs *pflag.FlagSet, values *[]string) {
+	fs.StringArrayVar(values, "fault", nil, "inject a fault: "+Syntax+"; repeatable")
 }

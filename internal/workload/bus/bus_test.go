@@ -388,7 +388,7 @@ func TestBusRestartBroker(t *testing.T) {
 	t.Parallel() // its broker and its database are its own
 	st := privateDB(t, restartableStack(t))
 	const n = 1000
-	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: Fault{Kind: FaultRestartBroker, At: 0.5}})
+	rec, err := runBus(t, st, Config{N: n, Mode: ModeAsync, Profile: ProfileDurable, Fault: RestartBroker})
 	checkExact(t, rec, err, n)
 	checkService(t, rec, "rabbitmq")
 	b := Section(rec)

@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
@@ -22,17 +24,18 @@ import (
 // flags are `iobench bus`'s: one run's options, the services, and the consumer to run (an impl
 // from impls/, go-bus by default, or a command of the user's, --sut-cmd).
 type flags struct {
-	n                                int
-	mode, profile                    string
-	concurrency, prefetch            int
-	broker, db                       string
-	amqpURL, natsURL, databaseURL    string
-	timeout                          time.Duration
-	fault, jsonPath, sutCmd, verbose string
-	stateDir                         string
-	quiet                            bool
-	impl, variant, implsDir          string
-	inject                           []string
+	n                             int
+	mode, profile                 string
+	concurrency, prefetch         int
+	broker, db                    string
+	amqpURL, natsURL, databaseURL string
+	timeout                       time.Duration
+	jsonPath, sutCmd, verbose     string
+	fault                         []string
+	stateDir                      string
+	quiet                         bool
+	impl, variant, implsDir       string
+	inject                        []string
 }
 
 // newCommand is `iobench bus` (workload.Workload.Command): one run of a consumer, as a one-run
@@ -61,7 +64,8 @@ manifest declares), creates the table customers if missing
 Profiles: seed (transient messages, no confirms, events at the tail of the command queue, as in
 the seed) and durable (persistent messages, publisher confirms, a separate durable event queue).
 Faults: kill-sut@50% SIGKILLs the consumer when half the commands are handled and starts it
-again; restart-broker@50% (durable profile, a broker started by iobench) restarts the broker.
+again; restart-rabbitmq@50% (or restart-broker@50%; durable profile, a broker started by iobench)
+restarts the broker. A bus run takes one fault (docs/FAULTS.md).
 Either way no command may be lost or stored twice; duplicate events are counted.
 
 --inject postgres:latency=5ms[,jitter=200us] (or rabbitmq; repeatable) puts iobench's relay ('iobench
@@ -96,7 +100,7 @@ R being 1 for a redelivered message, each line in one write.`,
 	fs.StringVar(&f.natsURL, "nats-url", "", "use this NATS server (with JetStream), e.g. nats://127.0.0.1:4222")
 	fs.StringVar(&f.databaseURL, "database-url", "", "use this database: postgres://user:pass@127.0.0.1:5432/db or sqlite:///path.db")
 	cli.DurationVarP(fs, &f.timeout, "timeout", "", DefaultTimeout, "bound on the whole run")
-	fs.StringVar(&f.fault, "fault", "", "inject a fault: kill-sut@50% or restart-broker@50%")
+	fault.AddFlag(fs, &f.fault)
 	fs.StringArrayVar(&f.inject, "inject", nil, "delay a service's answers to the consumer through a relay, e.g. postgres:latency=5ms,jitter=200us (repeatable; postgres or rabbitmq, or database, broker)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "state directory of 'iobench services up' whose servers to use (default: iobench's own)")
@@ -124,7 +128,7 @@ func runCommand(cmd *cobra.Command, f flags) error {
 	if fs := cmd.Flags(); f.mode == ModeSync && (fs.Changed("concurrency") || fs.Changed("prefetch")) {
 		return cli.BadInput("--mode sync handles one message at a time (concurrency 1, prefetch 1); drop --concurrency and --prefetch")
 	}
-	if _, err := ParseFault(f.fault); err != nil {
+	if _, err := ParseFault(strings.Join(f.fault, ";")); err != nil {
 		return cli.RunError(err)
 	}
 	if _, err := inject.ParseAll(f.inject); err != nil {
@@ -138,7 +142,7 @@ func runCommand(cmd *cobra.Command, f flags) error {
 		return err
 	}
 	o := Options{
-		N: f.n, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile, Fault: f.fault, Timeout: f.timeout, Inject: f.inject,
+		N: f.n, Concurrency: f.concurrency, Prefetch: f.prefetch, Profile: f.profile, Fault: strings.Join(f.fault, ";"), Timeout: f.timeout, Inject: f.inject,
 		Services: ServicesConfig{
 			Broker: f.broker, DB: f.db, AMQPURL: f.amqpURL, NATSURL: f.natsURL, DatabaseURL: f.databaseURL,
 			Options: service.Options{StateDir: f.stateDir, Logger: log},

@@ -7,11 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/workload"
@@ -42,49 +42,37 @@ var (
 	ErrSUT = errors.New("consumer failed")
 )
 
-// FaultKind is a fault injected during the command phase.
-type FaultKind string
+// Fault is the bus run's one fault (package fault) and when it strikes: after At of the
+// commands have been handled.
+type Fault = fault.Spec
 
-// Faults.
+// The bus's faults: kill-sut, and restart-rabbitmq (restart-broker, its old name).
 const (
-	FaultNone          FaultKind = ""
-	FaultKillSUT       FaultKind = "kill-sut"       // SIGKILL the consumer, then start it again
-	FaultRestartBroker FaultKind = "restart-broker" // stop and start the broker (durable profile)
+	FaultNone    fault.Kind = ""
+	FaultKillSUT            = fault.KillSUT
 )
 
-// Fault is a fault and when it strikes: after At of the commands have been handled.
-type Fault struct {
-	Kind FaultKind
-	At   float64 // fraction of N in (0, 1)
-}
+// RestartBroker is restart-rabbitmq@50% (restart-broker@50%): a clean stop and start of the
+// broker, durable profile only.
+var RestartBroker = Fault{Kind: fault.Restart, Service: "rabbitmq", At: 0.5}
 
-// String returns the fault in the form ParseFault reads, e.g. "kill-sut@50%".
-func (f Fault) String() string {
-	if f.Kind == FaultNone {
-		return ""
-	}
-	return fmt.Sprintf("%s@%s%%", f.Kind, strconv.FormatFloat(f.At*100, 'f', -1, 64))
-}
+// isBrokerRestart says whether f restarts the broker.
+func isBrokerRestart(f Fault) bool { return f.Kind == fault.Restart && f.Service == RestartBroker.Service }
 
-// ParseFault reads "kill-sut@50%" or "restart-broker@50%" (the percentage is optional and
-// defaults to 50%); the empty string is no fault.
+// ParseFault reads the bus run's fault (fault.Parse): kill-sut@P% or restart-rabbitmq@P%
+// (restart-broker@P%), the point 50% when left out; "" is none. A bus run takes one fault.
 func ParseFault(s string) (Fault, error) {
-	if s == "" {
-		return Fault{}, nil
+	specs, err := fault.ParseAll([]string{s})
+	switch {
+	case err != nil || len(specs) == 0:
+		return Fault{}, err
+	case len(specs) > 1:
+		return Fault{}, fmt.Errorf("%w: --fault %s: a bus run takes one fault; give one of them", ErrBadInput, fault.Join(specs))
 	}
-	kind, at, hasAt := strings.Cut(s, "@")
-	f := Fault{Kind: FaultKind(kind), At: 0.5}
-	if f.Kind != FaultKillSUT && f.Kind != FaultRestartBroker {
-		return Fault{}, fmt.Errorf("%w: unknown fault %q; use kill-sut@50%% or restart-broker@50%%", ErrBadInput, s)
+	if err := fault.Check(specs, fault.Run{Workload: "bus", Restart: []string{RestartBroker.Service}}); err != nil {
+		return Fault{}, err
 	}
-	if hasAt {
-		p, err := strconv.ParseFloat(strings.TrimSuffix(at, "%"), 64)
-		if err != nil || !strings.HasSuffix(at, "%") || p <= 0 || p >= 100 {
-			return Fault{}, fmt.Errorf("%w: fault %q: the point must be a percentage between 0%% and 100%%, e.g. %s@50%%", ErrBadInput, s, kind)
-		}
-		f.At = p / 100
-	}
-	return f, nil
+	return specs[0], nil
 }
 
 // Service is a backing service of a run: what the record says about it, how to read its processes'
@@ -185,7 +173,7 @@ func (c *Config) Check() error {
 // impl that does not survive a broker restart, naming the variants that do.
 func (c *Config) checkRestartBroker() error {
 	switch {
-	case c.Fault.Kind != FaultRestartBroker:
+	case !isBrokerRestart(c.Fault):
 		return nil
 	case c.Profile != ProfileDurable:
 		return fmt.Errorf("%w: --fault restart-broker loses transient messages by design; use it with --profile durable", ErrBadInput)
@@ -228,7 +216,7 @@ func (c *Config) validate() error {
 	if err := c.Topology.check(c.Impl, bkind, dkind, c.Profile); err != nil {
 		return err
 	}
-	if c.Fault.Kind == FaultRestartBroker && c.Broker.Restart == nil {
+	if isBrokerRestart(c.Fault) && c.Broker.Restart == nil {
 		return fmt.Errorf("%w: --fault restart-broker needs a broker that iobench started and can restart (this run's or the one of 'iobench services up'), not %s %s; drop the broker URL",
 			ErrBadInput, nonEmpty(c.Broker.Kind, "an external"), nonEmpty(c.Broker.Name, "broker"))
 	}

@@ -21,7 +21,7 @@ func TestParseFault(t *testing.T) {
 		{in: "", want: Fault{}},
 		{in: "kill-sut@50%", want: Fault{Kind: FaultKillSUT, At: 0.5}},
 		{in: "kill-sut", want: Fault{Kind: FaultKillSUT, At: 0.5}},
-		{in: "restart-broker@25%", want: Fault{Kind: FaultRestartBroker, At: 0.25}},
+		{in: "restart-broker@25%", want: Fault{Kind: RestartBroker.Kind, Service: RestartBroker.Service, At: 0.25}},
 		{in: "kill-sut@50", bad: true},
 		{in: "kill-sut@0%", bad: true},
 		{in: "kill-sut@100%", bad: true},
@@ -63,7 +63,7 @@ func TestConfigCheck(t *testing.T) {
 		"prefetch zero":            {edit: func(c *Config) { c.Mode, c.Prefetch = ModeSync, 0 }, bad: true},
 		"bad mode":                 {edit: func(c *Config) { c.Mode = "turbo" }, bad: true},
 		"bad profile":              {edit: func(c *Config) { c.Profile = "fast" }, bad: true},
-		"restart-broker with seed": {edit: func(c *Config) { c.Fault = Fault{Kind: FaultRestartBroker, At: 0.5} }, bad: true},
+		"restart-broker with seed": {edit: func(c *Config) { c.Fault = RestartBroker }, bad: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := ok()
@@ -85,7 +85,7 @@ func TestConfigCheck(t *testing.T) {
 // it survives one; the refusal is one line naming those that do.
 func TestCheckRestartBrokerVariant(t *testing.T) {
 	c := Config{N: 10, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileDurable,
-		Fault: Fault{Kind: FaultRestartBroker, At: 0.5}, Impl: "php-messenger", Variant: "fixed", RestartBroker: []string{"fixed"},
+		Fault: RestartBroker, Impl: "php-messenger", Variant: "fixed", RestartBroker: []string{"fixed"},
 		Consumer: workload.Target{Inst: &impl.Installation{Manifest: &impl.Manifest{Name: "php-messenger", Dir: "/impls/php/messenger"}}}}
 	if err := c.Check(); err != nil {
 		t.Fatalf("a variant that survives: %v", err)
@@ -123,7 +123,7 @@ func TestCheckRecordsWhatRuns(t *testing.T) {
 func TestValidateURLs(t *testing.T) {
 	c := Config{N: 1, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileDurable,
 		BrokerURL: "nats://127.0.0.1:1", DatabaseURL: "sqlite:///tmp/x.db",
-		Fault: Fault{Kind: FaultRestartBroker, At: 0.5}, Broker: Service{Name: "nats", Kind: "embedded"}}
+		Fault: RestartBroker, Broker: Service{Name: "nats", Kind: "embedded"}}
 	if err := c.validate(); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("restart-broker without Restart: %v", err)
 	}

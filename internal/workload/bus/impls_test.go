@@ -136,7 +136,7 @@ func restartRun(t *testing.T, st stack, inst *impl.Installation, v impl.Variant)
 	if v.Mode == ModeAsync {
 		n = 2000
 	}
-	c := implConfig(inst, v, n, ProfileDurable, Fault{Kind: FaultRestartBroker, At: 0.5})
+	c := implConfig(inst, v, n, ProfileDurable, RestartBroker)
 	c.Timeout = 90 * time.Second
 	rec, err := runBus(t, st, c)
 	checkExact(t, rec, err, n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -136,7 +135,7 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 
 	var killAt int64
 	if r.cfg.Fault.Kind != FaultNone {
-		killAt = max(1, int64(math.Ceil(r.cfg.Fault.At*float64(r.cfg.N))))
+		killAt = r.cfg.Fault.Count(int64(r.cfg.N))
 	}
 	r.t = newTally(r.cfg.N, killAt)
 	probe := cpuprobe.Run()
@@ -364,8 +363,8 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 			snap := r.t.snapshot()
 			r.bus.FaultAtCommands = snap.cmdDistinct
 			r.bus.FaultAt = result.Duration(time.Since(r.start))
-			switch r.cfg.Fault.Kind {
-			case FaultKillSUT:
+			switch {
+			case r.cfg.Fault.Kind == FaultKillSUT:
 				r.obs.setStatus("killed")
 				cur.Kill()
 				began := time.Now()
@@ -377,7 +376,7 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 				}
 				r.bus.FaultRecovery = result.Duration(time.Since(began))
 				r.obs.setStatus("consuming")
-			case FaultRestartBroker:
+			case isBrokerRestart(r.cfg.Fault):
 				r.obs.setStatus("restarting")
 				began := time.Now()
 				if err := r.cfg.Broker.Restart(ctx); err != nil {
