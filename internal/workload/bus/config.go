@@ -57,7 +57,9 @@ const (
 var RestartBroker = Fault{Kind: fault.Restart, Service: "rabbitmq", At: 0.5}
 
 // isBrokerRestart says whether f restarts the broker.
-func isBrokerRestart(f Fault) bool { return f.Kind == fault.Restart && f.Service == RestartBroker.Service }
+func isBrokerRestart(f Fault) bool {
+	return f.Kind == fault.Restart && f.Service == RestartBroker.Service
+}
 
 // ParseFault reads the bus run's fault (fault.Parse): kill-sut@P% or restart-rabbitmq@P%
 // (restart-broker@P%), the point 50% when left out; "" is none. A bus run takes one fault.
