@@ -158,25 +158,39 @@ func TestWatchInFlight(t *testing.T) {
 	start := time.Now()
 	w := NewWatch(start)
 	s, _ := Parse("kill-sut@10%")
-	struck := make(chan time.Time, 1)
-	w.Start(t.Context(), []Spec{s}, 100*time.Millisecond, func(ctxx context.Context, s Spec) error {
-		struck <- time.Now()
+	var began, hitAt time.Time
+	w.Start(t.Context(), []Spec{s}, 100*time.Millisecond, func(_ context.Context, _ Spec, hit func()) error {
+		began = time.Now()
+		time.Sleep(5 * time.Millisecond)
+		hit()
+		hitAt = time.Now()
 		return nil
 	})
-	at := <-struck
-	w.Observe(at.Add(-time.Millisecond), at.Add(time.Millisecond), 0, "read") // in flight, lost
-	w.Observe(at.Add(-time.Millisecond), at.Add(2*time.Millisecond), 200, "") // in flight, answered
-	w.Observe(at.Add(time.Millisecond), at.Add(2*time.Millisecond), 502, "status")
-	w.Observe(at.Add(-2*time.Millisecond), at.Add(-time.Millisecond), 200, "") // before
 	if err := w.Wait(); err != nil {
 		t.Fatal(err)
 	}
+	ms := time.Millisecond
+	w.Observe(began.Add(-ms), began.Add(ms), 0, "read")      // sent before the action: caught
+	w.Observe(began.Add(ms), hitAt.Add(ms), 200, "")         // sent before the kill, answered
+	w.Observe(hitAt.Add(ms), hitAt.Add(2*ms), 502, "status") // sent after: not in flight
+	w.Observe(began.Add(-2*ms), began.Add(-ms), 200, "")     // ended before
 	rec := w.Record(time.Second)
 	e := rec.Faults[0]
 	if e.InFlight["read"] != 1 || e.InFlight["ok"] != 1 || len(e.InFlight) != 2 || e.InFlightTotal() != 1 || rec.Statuses["502"] != 1 {
 		t.Errorf("record %+v", rec)
 	}
-	if e.Fault != "kill-sut@10%" || e.At.Std() < 9*time.Millisecond {
+	if e.Fault != "kill-sut@10%" || e.At.Std() < 10*time.Millisecond || e.At.Std() > hitAt.Sub(start) {
 		t.Errorf("event %+v", e)
+	}
+}
+
+func TestWindowBeforeHit(t *testing.T) {
+	now := time.Now()
+	w := window{began: now}
+	if !w.caught(now.Add(time.Millisecond), now.Add(2*time.Millisecond)) {
+		t.Error("a request ended before the fault took effect, after its action began, must count as caught")
+	}
+	if w.caught(now.Add(-2*time.Millisecond), now.Add(-time.Millisecond)) {
+		t.Error("a request ended before the action began is not caught")
 	}
 }

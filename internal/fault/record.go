@@ -2,6 +2,7 @@ package fault
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/result"
@@ -26,12 +27,13 @@ type Record struct {
 // Event is one fault of a run.
 type Event struct {
 	Fault string `json:"fault"` // as --fault reads it: "kill-sut@50%"
-	// At is when it struck, since the measured phase began; Took how long its action took (the
-	// kill and the system ready again; the stop and start of a service; a cut's length).
+	// At is when it took effect (the process killed, the service stopped, the relay cutting),
+	// since the measured phase began; Took how long from then until its action ended (the
+	// system ready again, the service back, the relay healed).
 	At   result.Duration `json:"at"`
 	Took result.Duration `json:"took"`
-	// InFlight counts the requests sent before the fault that ended after it, by how they
-	// ended: "ok", or an error class (engine.ErrorClasses).
+	// InFlight counts the requests in flight at the fault (sent before it took effect, ended
+	// after its action began), by how they ended: "ok", or an error class (engine.ErrorClasses).
 	InFlight map[string]int64 `json:"in_flight,omitempty"`
 	// RateBefore is the success rate of the measured phase before the fault, per second.
 	RateBefore float64 `json:"rate_before"`
@@ -71,4 +73,30 @@ func (e Event) InFlightTotal() int64 {
 		}
 	}
 	return n
+}
+
+// Case returns what a record's case adds for its faults ("kill-sut@50%"), so that a run with
+// faults is a group of its own in the report; "" without.
+func Case(rec *result.Record) string {
+	s := Section(rec)
+	if s == nil {
+		return ""
+	}
+	names := make([]string, len(s.Faults))
+	for i, e := range s.Faults {
+		names[i] = e.Fault
+	}
+	return strings.Join(names, " ")
+}
+
+// WithCase returns c with the record's faults after it (Case).
+func WithCase(c string, rec *result.Record) string {
+	f := Case(rec)
+	switch {
+	case f == "":
+		return c
+	case c == "":
+		return f
+	}
+	return c + " " + f
 }

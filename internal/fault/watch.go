@@ -19,9 +19,20 @@ type Watch struct {
 
 	mu       sync.Mutex
 	events   []Event
-	instants []time.Time // when each event struck, for InFlight
+	windows  []window // of each event, for InFlight
 	statuses map[int]int64
 	err      error
+}
+
+// window is a fault's span: from when its action began to when the fault took effect (the
+// process dead, the service stopped, the relay cutting); hit is zero until then.
+type window struct{ began, hit time.Time }
+
+// caught says whether a request sent at sent and ended at done was in flight at the fault: it
+// ended after the action began and was sent before the fault took effect (before it, when the
+// fault has not yet: the request was sent before now).
+func (w window) caught(sent, done time.Time) bool {
+	return !done.Before(w.began) && (w.hit.IsZero() || !sent.After(w.hit))
 }
 
 // NewWatch returns the watch of a measured phase that begins at start.
@@ -40,8 +51,8 @@ func (w *Watch) Observe(sent, done time.Time, status int, class string) {
 	if status != 0 && (status < 200 || status > 299) {
 		w.statuses[status]++
 	}
-	for i, t := range w.instants {
-		if sent.Before(t) && !done.Before(t) {
+	for i, win := range w.windows {
+		if win.caught(sent, done) {
 			k := class
 			if k == "" {
 				k = "ok"
@@ -54,8 +65,10 @@ func (w *Watch) Observe(sent, done time.Time, status int, class string) {
 	}
 }
 
-// Action performs one fault; the run's action for its kind and service.
-type Action func(ctx context.Context, s Spec) error
+// Action performs one fault. It calls hit the moment the fault takes effect (the process
+// killed, the service stopped, the relay cutting), then returns once it has ended (the process
+// ready again, the service back, the relay healed).
+type Action func(ctx context.Context, s Spec, hit func()) error
 
 // Start strikes each of specs at its point of a measured phase of length measured (Spec.Offset
 // from the watch's start) with act, until ctx ends; Wait waits for them.
@@ -74,16 +87,25 @@ func (w *Watch) Start(ctx context.Context, specs []Spec, measured time.Duration,
 }
 
 func (w *Watch) strike(ctx context.Context, s Spec, act Action) {
-	now := time.Now()
 	w.mu.Lock()
 	i := len(w.events)
 	w.events = append(w.events, Event{Fault: s.String()})
-	w.instants = append(w.instants, now)
+	w.windows = append(w.windows, window{began: time.Now()})
 	w.mu.Unlock()
-	err := act(ctx, s)
+	var once sync.Once
+	hit := func() {
+		once.Do(func() {
+			w.mu.Lock()
+			w.windows[i].hit = time.Now()
+			w.mu.Unlock()
+		})
+	}
+	err := act(ctx, s, hit)
+	hit() // an action that never said: the fault took effect when it ended
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.events[i].At, w.events[i].Took = result.Duration(now.Sub(w.start)), result.Duration(time.Since(now))
+	at := w.windows[i].hit
+	w.events[i].At, w.events[i].Took = result.Duration(at.Sub(w.start)), result.Duration(time.Since(at))
 	if err != nil && w.err == nil {
 		w.err = err
 	}
@@ -106,7 +128,7 @@ func (w *Watch) Record(elapsed time.Duration) *Record {
 	rec := &Record{Faults: append([]Event{}, w.events...)}
 	for i := range rec.Faults {
 		e := &rec.Faults[i]
-		e.set(w.timeline.Recover(w.instants[i].Sub(w.start), elapsed))
+		e.set(w.timeline.Recover(w.windows[i].hit.Sub(w.start), elapsed))
 	}
 	for status, n := range w.statuses {
 		if rec.Statuses == nil {

@@ -11,12 +11,16 @@ import (
 // php_fpm impl, PHP-FPM's master and workers; nginx, the Front, stays up) and starts it again as
 // Start did, on the same address and with the same environment, returning once it is ready.
 // The Process then runs the new one; its cost (Usage) is the new one's from its start. It must
-// not run while another goroutine uses the Process.
-func (p *Process) KillAndRestart(ctx context.Context) error {
+// not run while another goroutine uses the Process. killed, when set, runs between the kill and
+// the start.
+func (p *Process) KillAndRestart(ctx context.Context, killed func()) error {
 	if p.Process == nil {
 		return fmt.Errorf("impl %s: not started", p.opts.Name)
 	}
 	p.Kill()
+	if killed != nil {
+		killed()
+	}
 	np, err := sut.Start(ctx, p.opts)
 	if err != nil {
 		return startErr(ctx, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
@@ -32,6 +33,7 @@ func init() {
 		Doc: "keep connections open between requests (wrk's way); false closes after each (ab without -k)"}
 	spec.Params["streams"] = scenario.ParamSpec{Type: scenario.Int, Check: streamsInRange,
 		Doc: fmt.Sprintf("HTTP/2 variants (protocols: h2c in the manifest): concurrent streams per connection, %d if unset; HTTP/1.1 variants ignore it", DefaultStreams)}
+	spec.Params[fault.Param] = faultParam
 	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: section, Run: run, Verify: verify,
 		Text: web.Text, Flaw: flaw, FlawCounts: turnedAway, Serve: serveCommands})
 }
@@ -51,7 +53,11 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 			fail.ErrBadInput, t.Name()+":"+t.Variant.Name)
 	}
 	r = protocolParams(r, h2c)
-	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{Path: "/", Options: func(o *httpbench.Options) {
+	faults, err := web.FaultsOf(r)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{Path: "/", Faults: faults, Options: func(o *httpbench.Options) {
 		o.ExpectStatus, o.ExpectBody = []int{200}, "^"+Body+"$"
 		if h2c { // the engine reads no bodies over HTTP/2 yet: the status alone is checked
 			o.H2C, o.Streams, o.StreamsSet, o.ExpectBody = true, int(r.Params["streams"].(int64)), true, ""
@@ -63,6 +69,9 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		rec.Case = "no keep-alive" // its own group beside the keep-alive runs
 	case h2c:
 		rec.Warnings = append(rec.Warnings, H2CBodyWarning)
+	}
+	if rec != nil {
+		rec.Case = fault.WithCase(rec.Case, rec)
 	}
 	return rec, err
 }

@@ -172,6 +172,8 @@ type ImplRun struct {
 	// iobench can see is recorded as a `service` process with its cost over the measured phase,
 	// after the impl and its front (nginx for a php_fpm impl).
 	Services []*service.Instance
+	// Faults strike during the measured phase (fault.go); the record gets a faults section.
+	Faults Faults
 }
 
 // MeasureImplWith is MeasureImpl with what ir adds: the impl's extra environment, the edits of
@@ -205,6 +207,9 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	if ir.Config != nil {
 		ir.Config(&cfg)
 	}
+	if err := ir.Faults.check(r, t); err != nil {
+		return nil, err
+	}
 	p, err := t.Inst.Start(ctx, impl.StartOptions{Variant: t.Variant.Name, Env: vars, CPUs: r.CPUs.SUT})
 	if err != nil {
 		return nil, err
@@ -220,7 +225,18 @@ func MeasureImplWith(ctx context.Context, e *workload.Env, r scenario.Run, ir Im
 	c := &cost{name: t.Name(), cpus: r.CPUs.SUT.String(), p: p, svcs: svcs, from: time.Now().Add(measured)}
 	mark := time.AfterFunc(measured, func() { c.mark(ir.Warm) })
 	defer mark.Stop()
-	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: c.taken(ir.Result)})
+	faults := ir.Faults.start(ctx, &cfg, c.from, p)
+	defer faults.stop()
+	var faultErr error
+	taken := c.taken(ir.Result)
+	rec, err := measurePinned(ctx, e, r, cfg, httpbench.Meta{Mode: t.Variant.Mode, Result: func(res *engine.Result) {
+		faultErr = faults.wait() // the impl whole again before its cost is read
+		taken(res)
+	}})
+	faults.record(rec)
+	if err == nil {
+		err = faultErr
+	}
 	if err != nil {
 		return rec, err
 	}
