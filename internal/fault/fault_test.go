@@ -3,11 +3,14 @@ package fault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/workload"
 )
 
 func TestParse(t *testing.T) {
@@ -192,5 +195,22 @@ func TestWindowBeforeHit(t *testing.T) {
 	}
 	if w.caught(now.Add(-2*time.Millisecond), now.Add(-time.Millisecond)) {
 		t.Error("a request ended before the action began is not caught")
+	}
+}
+
+func TestTable(t *testing.T) {
+	at, took, first, back := result.Duration(3*time.Second), result.Duration(40*time.Millisecond), result.Duration(51*time.Millisecond), result.Duration(1249*time.Millisecond)
+	ok := &result.Record{}
+	ok.SetSection(Key, &Record{Faults: []Event{{Fault: "kill-sut@50%", At: at, Took: took, InFlight: map[string]int64{"ok": 3, "read": 20, "connect": 1},
+		FirstSuccess: &first, Recovered: &back}}})
+	lost := &result.Record{}
+	lost.SetSection(Key, &Record{Faults: []Event{{Fault: "restart-redis@50%", At: at, Took: took}}})
+	tab := Table([]workload.TableGroup{{Workload: "hello", Label: "go-hello", Records: []*result.Record{ok, lost, {}}}})
+	want := [][]string{
+		{"go-hello", "–", "1", "kill-sut@50%", "3.000 s", "0.040 s", "connect 1, read 20", "0.051 s", "1.249 s"},
+		{"go-hello", "–", "2", "restart-redis@50%", "3.000 s", "0.040 s", "none", "never", NotRecovered},
+	}
+	if tab.ID != "faults-hello" || fmt.Sprint(tab.Rows) != fmt.Sprint(want) {
+		t.Errorf("table %s rows\n%v\nwant\n%v", tab.ID, tab.Rows, want)
 	}
 }

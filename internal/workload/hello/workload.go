@@ -35,7 +35,7 @@ func init() {
 		Doc: fmt.Sprintf("HTTP/2 variants (protocols: h2c in the manifest): concurrent streams per connection, %d if unset; HTTP/1.1 variants ignore it", DefaultStreams)}
 	spec.Params[fault.Param] = faultParam
 	workload.Register(workload.Workload{Name: Name, Spec: spec, Manifest: section, Run: run, Verify: verify,
-		Text: web.Text, Flaw: flaw, FlawCounts: turnedAway, Serve: serveCommands})
+		Text: web.Text, Flaw: flaw, FlawCounts: turnedAway, Serve: serveCommands, Tables: []workload.TableFunc{fault.Table}})
 }
 
 // run starts the run's impl and loads GET /, every response checked: status 200, body Body,
