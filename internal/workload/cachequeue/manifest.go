@@ -18,10 +18,25 @@ var Consumable = []string{"/queue/zmq", "/queue/redis", "/queue/predis"}
 type Manifest struct {
 	impl.HTTP `yaml:",inline"`
 	Consumers map[string][]string `yaml:"consumers"`
+	// RestartRedis and RestartMemcached list the variants that reconnect after a restart of that
+	// store: only they take --fault restart-redis, restart-memcached.
+	RestartRedis     []string `yaml:"restart_redis"`
+	RestartMemcached []string `yaml:"restart_memcached"`
+}
+
+// restarts says whether variant opts in to a restart of the store svc.
+func (m *Manifest) restarts(svc, variant string) bool {
+	switch svc {
+	case RedisRole.Name:
+		return slices.Contains(m.RestartRedis, variant)
+	case MemcachedRole.Name:
+		return slices.Contains(m.RestartMemcached, variant)
+	}
+	return false
 }
 
 // manifestSection is cachequeue's manifest section, registered with the workload.
-var manifestSection = impl.NewSection("{routes: [PATH...], consumers: {QUEUE-ROUTE: [command...]}}", checkConsumers)
+var manifestSection = impl.NewSection("{routes: [PATH...], consumers: {QUEUE-ROUTE: [command...]}, restart_redis: [VARIANT...], restart_memcached: [VARIANT...]}", checkConsumers)
 
 // ManifestOf returns the cachequeue section m declares (a zero one when it declares none).
 func ManifestOf(m *impl.Manifest) *Manifest {

@@ -39,12 +39,16 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return nil, err
 	}
 	defer st.close()
+	fs, wf, err := faultsOf(r, t, route, a, st)
+	if err != nil {
+		return nil, err
+	}
 	var change int64
 	var res *engine.Result
 	var end time.Time
 	var consErr, readErr error
 	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
-		Path: route, Env: a.environ(), Services: a.used(route),
+		Path: route, Env: a.environ(), Services: a.used(route), Faults: wf,
 		Options: func(o *httpbench.Options) { o.ExpectStatus = []int{200} },
 		Config:  func(c *engine.Config) { c.Drain = true },
 		Ready: func(string) error {
@@ -78,6 +82,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	if c.Consumer != nil {
 		rec.Case += " with its consumer"
 	}
+	fs.apply(rec, c, res)
 
 	if !c.Counted {
 		return rec, fmt.Errorf("%w: %s", ErrCount, c.Detail)

@@ -25,6 +25,8 @@ type Record struct {
 	// one, the store counts right when Change + Consumer.Received lies within those bounds.
 	Consumers bool            `json:"consumers,omitempty"`
 	Consumer  *ConsumerRecord `json:"consumer,omitempty"`
+	// Faults is the count of a run with faults (fault.go): Counted and Detail are then its.
+	Faults *FaultAccount `json:"faults,omitempty"`
 }
 
 // ConsumerRecord is the impl's consumer of a queue route (its manifest's consumers) that ran

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/backend/open"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -25,7 +26,7 @@ func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: manifestSection,
 		Run: run, Verify: verify, Text: Text, Verified: verified,
-		Command: newCommand, Serve: serveCommands,
+		Command: newCommand, Serve: serveCommands, Tables: []workload.TableFunc{fault.Table},
 		Roles: map[string]service.Role{RedisRole.Name: RedisRole, MemcachedRole.Name: MemcachedRole},
 	})
 }
@@ -53,6 +54,7 @@ func Spec() scenario.WorkloadSpec {
 	p["connections"] = scenario.ParamSpec{Type: scenario.Int, Check: scenario.Positive, Default: int64(20), Doc: "connections kept open (the seed's wrk -c20)"}
 	p["consumers"] = scenario.ParamSpec{Type: scenario.Bool, Default: false,
 		Doc: "run the impl's consumer of the route beside it (its manifest's consumers; a route without one runs without)"}
+	p[fault.Param] = faultParam
 	spec.Services = map[string]scenario.ServiceSpec{
 		"redis":     {Schemes: RedisRole.SchemeList(), Doc: "local is a Redis started by iobench (or the one of 'iobench services up')"},
 		"memcached": {Schemes: MemcachedRole.SchemeList(), Doc: "local is a Memcached started by iobench"},

@@ -1,0 +1,47 @@
+package cachequeue
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/fault"
+)
+
+// TestFaultCheck covers the store's count under faults, from hand-made counts: 2xx alone are
+// answered; 502/504 and requests without an answer may have counted; a /queue/zmq kill's
+// missing pushes are their own class; Memcached's unread increments bound its restart's loss.
+func TestFaultCheck(t *testing.T) {
+	kill := []fault.Spec{{Kind: fault.KillSUT, At: 0.5}}
+	mc := fault.Record{Faults: []fault.Event{{Fault: "restart-memcached@50%", InFlight: map[string]int64{"ok": 7, "status": 3}}}}
+	for _, tc := range []struct {
+		name                 string
+		route                string
+		specs                []fault.Spec
+		sec                  fault.Record
+		change, answered, un int64
+		ok                   bool
+		says                 string
+	}{
+		{"exact", "/cache/redis", kill, fault.Record{}, 1000, 1000, 0, true, "1000 counted for 1000 answered 2xx"},
+		{"in flight counted", "/cache/redis", kill, fault.Record{}, 1003, 1000, 5, true, "5 requests without one"},
+		{"one lost", "/cache/redis", kill, fault.Record{}, 999, 1000, 5, false, "1 lost that no fault explains"},
+		{"too many", "/cache/redis", kill, fault.Record{}, 1006, 1000, 5, false, "1 more than"},
+		{"gateway may count", "/cache/redis", kill, fault.Record{Statuses: map[string]int64{"502": 10}}, 995, 1000, 0, true, "10 gateway answers"},
+		{"gateway not 2xx", "/cache/redis", kill, fault.Record{Statuses: map[string]int64{"502": 10}}, 989, 1000, 0, false, "lost"},
+		{"500s count nothing", "/cache/redis", kill, fault.Record{Statuses: map[string]int64{"500": 10}}, 991, 1000, 0, false, "1 more than"},
+		{"zmq queued in the killed process", "/queue/zmq", kill, fault.Record{}, 900, 1000, 0, true, "100 pushes answered but still queued"},
+		{"zmq without a kill", "/queue/zmq", []fault.Spec{}, fault.Record{}, 900, 1000, 0, false, "100 lost"},
+		{"memcached unread", "/cache/memcached", nil, mc, 1000 - 7, 1000, 0, true, "up to 7 more"},
+		{"memcached beyond", "/cache/memcached", nil, mc, 1000 - 8, 1000, 0, false, "1 lost"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &faults{route: tc.route, specs: tc.specs}
+			c := &Record{Route: tc.route, Change: tc.change, Unanswered: tc.un}
+			f.check(c, &engine.Result{Answered: tc.answered, Unanswered: tc.un}, &tc.sec)
+			if c.Counted != tc.ok || !strings.Contains(c.Detail, tc.says) || c.Faults == nil {
+				t.Errorf("counted %v, %q; want %v saying %q", c.Counted, c.Detail, tc.ok, tc.says)
+			}
+		})
+	}
+}
