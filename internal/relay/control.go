@@ -15,10 +15,14 @@ const (
 	StatsPrefix  = "stats "
 )
 
-// Control answers StatsCommand lines read from in with r's Stats on out until in ends.
-func Control(r *Relay, in io.Reader, out io.Writer) {
+// Control answers StatsCommand lines read from in with r's Stats on out, and takes b down for
+// DownCommand lines (down.go; none when b is nil), until in ends.
+func Control(r *Relay, b *Breaker, in io.Reader, out io.Writer) {
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
+		if d, ok, err := ParseDown(sc.Text()); ok && err == nil && b != nil {
+			b.Break(d)
+		}
 		if strings.TrimSpace(sc.Text()) != StatsCommand {
 			continue
 		}

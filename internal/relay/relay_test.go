@@ -246,7 +246,7 @@ func TestStatsLine(t *testing.T) {
 	r.turns.Store(7)
 	r.added.Store(int64(35 * time.Millisecond))
 	var out bytes.Buffer
-	Control(r, strings.NewReader("hello\nstats\n"), &out)
+	Control(r, nil, strings.NewReader("hello\nstats\n"), &out)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 1 {
 		t.Fatalf("answers %q, want one stats line", out.String())

@@ -26,7 +26,8 @@ func ServeCommand() *cobra.Command {
 			"passed on --latency after it came (plus or minus --jitter, uniform), in order; what the client sends\n" +
 			"passes at once. A line \"stats\" on standard input is answered on standard output with the counts\n" +
 			"as JSON: turns (changes of direction from client to service), added_ns (the time the relay held\n" +
-			"the first chunk of each turn, both ways), connections and bytes. --listen defaults to $IOBENCH_LISTEN.",
+			"the first chunk of each turn, both ways), connections and bytes. A line \"down 2s\" cuts every\n" +
+			"connection and refuses new ones for that long, then heals. --listen defaults to $IOBENCH_LISTEN.",
 		Example: "  iobench serve proxy --listen 127.0.0.1:15432 --upstream 127.0.0.1:5432 --latency 5ms --jitter 200us",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -50,8 +51,9 @@ func ServeCommand() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "iobench proxy: pid %d, %s -> %s, latency %v, jitter %v\n", os.Getpid(), ln.Addr(), upstream, cfg.Latency, cfg.Jitter)
-			go Control(r, cmd.InOrStdin(), cmd.OutOrStdout())
-			err = r.Serve(cmd.Context(), ln)
+			b := NewBreaker(ln)
+			go Control(r, b, cmd.InOrStdin(), cmd.OutOrStdout())
+			err = r.Serve(cmd.Context(), b)
 			_ = WriteStats(cmd.OutOrStdout(), r.Stats())
 			if err != nil {
 				return cli.Failed(fmt.Errorf("proxy on %s: %w", ln.Addr(), err))
