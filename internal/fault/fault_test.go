@@ -214,3 +214,35 @@ func TestTable(t *testing.T) {
 		t.Errorf("table %s rows\n%v\nwant\n%v", tab.ID, tab.Rows, want)
 	}
 }
+
+func TestWatchCounted(t *testing.T) {
+	w := NewWatch(time.Now())
+	s, _ := Parse("kill-sut@50%")
+	struck := make(chan struct{})
+	w.StartCounted(t.Context(), []Spec{s}, 10, func(_ context.Context, _ Spec, hit func()) error {
+		close(struck)
+		return nil
+	})
+	now := time.Now()
+	for range 4 {
+		w.Observe(now, now, 200, "")
+	}
+	select {
+	case <-struck:
+		t.Fatal("struck after 4 of 10")
+	case <-time.After(20 * time.Millisecond):
+	}
+	w.Observe(now, now, 200, "")
+	<-struck
+	if err := w.Wait(); err != nil || len(w.Record(time.Second).Faults) != 1 {
+		t.Errorf("Wait = %v, %+v", err, w.Record(time.Second))
+	}
+	// A run that ends before the count drops the fault.
+	ctx, cancel := context.WithCancel(t.Context())
+	w2 := NewWatch(time.Now())
+	w2.StartCounted(ctx, []Spec{s}, 10, func(context.Context, Spec, func()) error { t.Error("struck"); return nil })
+	cancel()
+	if err := w2.Wait(); err != nil || len(w2.Record(time.Second).Faults) != 0 {
+		t.Errorf("dropped: %v", err)
+	}
+}

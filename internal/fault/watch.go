@@ -22,6 +22,15 @@ type Watch struct {
 	windows  []window // of each event, for InFlight
 	statuses map[int]int64
 	err      error
+	done     int64     // counted requests ended so far (StartCounted)
+	due      []counted // faults waiting for their count
+}
+
+// counted is a fault that strikes once after requests have ended (StartCounted).
+type counted struct {
+	after int64
+	spec  Spec
+	fire  func(Spec)
 }
 
 // window is a fault's span: from when its action began to when the fault took effect (the
@@ -48,6 +57,8 @@ func (w *Watch) Observe(sent, done time.Time, status int, class string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.done++
+	w.fireDue()
 	if status != 0 && (status < 200 || status > 299) {
 		w.statuses[status]++
 	}
@@ -71,7 +82,8 @@ func (w *Watch) Observe(sent, done time.Time, status int, class string) {
 type Action func(ctx context.Context, s Spec, hit func()) error
 
 // Start strikes each of specs at its point of a measured phase of length measured (Spec.Offset
-// from the watch's start) with act, until ctx ends; Wait waits for them.
+// from the watch's start) with act, unless ctx has ended by then (a fault that has struck runs
+// its action to the end); Wait waits for them.
 func (w *Watch) Start(ctx context.Context, specs []Spec, measured time.Duration, act Action) {
 	for _, s := range specs {
 		w.strikes.Go(func() {
@@ -80,10 +92,49 @@ func (w *Watch) Start(ctx context.Context, specs []Spec, measured time.Duration,
 			select {
 			case <-ctx.Done():
 			case <-t.C:
-				w.strike(ctx, s, act)
+				w.strike(context.WithoutCancel(ctx), s, act)
 			}
 		})
 	}
+}
+
+// StartCounted strikes each of specs once Spec.Count of n counted requests have ended (a run of
+// -n requests), with act, unless ctx has ended; Wait waits for them.
+func (w *Watch) StartCounted(ctx context.Context, specs []Spec, n int64, act Action) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, s := range specs {
+		w.strikes.Add(1)
+		w.due = append(w.due, counted{after: s.Count(n), spec: s, fire: func(s Spec) {
+			go func() {
+				defer w.strikes.Done()
+				if ctx.Err() == nil {
+					w.strike(context.WithoutCancel(ctx), s, act)
+				}
+			}()
+		}})
+	}
+	context.AfterFunc(ctx, func() { // a run that ended short: the faults not due are dropped
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, d := range w.due {
+			d.fire(d.spec)
+		}
+		w.due = nil
+	})
+}
+
+// fireDue fires the counted faults whose count has come; w.mu is held.
+func (w *Watch) fireDue() {
+	keep := w.due[:0]
+	for _, d := range w.due {
+		if w.done >= d.after {
+			d.fire(d.spec)
+		} else {
+			keep = append(keep, d)
+		}
+	}
+	w.due = keep
 }
 
 func (w *Watch) strike(ctx context.Context, s Spec, act Action) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
@@ -53,11 +54,17 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return nil, err
 	}
 	defer proxies.Stop()
+	faults, err := faultsOf(ctx, r, t.Inst.Executable, up.url, proxies, sutEnv)
+	if err != nil {
+		return nil, err
+	}
+	defer faults.stop()
 	var res *engine.Result
 	var base int64
 	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
-		Path: route,
-		Env:  sutEnv,
+		Path:   route,
+		Env:    sutEnv,
+		Faults: faults.Faults,
 		Options: func(o *httpbench.Options) {
 			o.Requests, o.ExpectStatus, o.ExpectBody = requests, []int{200}, bodyPattern
 		},
@@ -83,6 +90,8 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	recordProxies(rec, proxies, calls-base, r)
 	rec.Mode, rec.Case = ModeOf(route), caseOf(r, rec)
 	f := section(route, delay, work, calls-base, res)
+	checkFaultCalls(f, rec, res)
+	rec.Case = fault.WithCase(rec.Case, rec)
 	rec.SetSection(Name, f)
 	if route != "/sync" {
 		if peer, ok := e.Suite.Peer(r, "route", "/sync"); ok && e.Record != nil {

@@ -28,6 +28,9 @@ type Record struct {
 	Unanswered    int64  `json:"unanswered"`
 	CallsVerified bool   `json:"calls_verified"`
 	Calls         string `json:"calls"`
+	// AnsweredOK are the answers of status 2xx, in a run with faults (fault.go), which counts
+	// only them as answered.
+	AnsweredOK int64 `json:"answered_2xx,omitempty"`
 
 	// Handling is the service's own handling time from the dur of its Server-Timing metric
 	// "app", one sample per counted success of the measured phase, under the run's load;

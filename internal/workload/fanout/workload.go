@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
@@ -30,7 +31,7 @@ func init() {
 			}
 			return 0, false
 		}},
-		Tables:  []workload.TableFunc{overlapTable},
+		Tables:  []workload.TableFunc{overlapTable, fault.Table},
 		Command: newCommand, Serve: serveCommands,
 	})
 }
@@ -63,6 +64,7 @@ func Spec() scenario.WorkloadSpec {
 		Doc: "how long the upstream waits before answering"}
 	p[inject.Param] = scenario.ParamSpec{Type: scenario.String, Check: inject.CheckParam, SUT: true,
 		Doc: "delay the upstream's answers to the impl through a relay: upstream:latency=5ms[,jitter=200us]"}
+	p[fault.Param] = faultParam
 	p["work"] = scenario.ParamSpec{Type: scenario.Duration, Check: nonNegativeDuration, Default: DefaultWork, SUT: true,
 		Doc: "the local work per request, during which the request makes no progress"}
 	return spec

@@ -58,7 +58,11 @@ func (f Faults) start(ctx context.Context, cfg *engine.Config, from time.Time, p
 	ctx, cancel := context.WithCancel(ctx)
 	fr := &faultRun{f: f, w: fault.NewWatch(from), p: p, cancel: cancel}
 	cfg.OnComplete = func(c engine.Completion) { fr.w.Observe(c.Sent, c.Done, c.Status, c.Class) }
-	fr.w.Start(ctx, f.Specs, cfg.Duration, fr.act)
+	if cfg.Requests > 0 {
+		fr.w.StartCounted(ctx, f.Specs, cfg.Requests, fr.act)
+	} else {
+		fr.w.Start(ctx, f.Specs, cfg.Duration, fr.act)
+	}
 	return fr
 }
 
@@ -82,11 +86,13 @@ func (fr *faultRun) act(ctx context.Context, s fault.Spec, hit func()) error {
 	return nil
 }
 
-// wait waits until every fault has struck and its action ended (the impl is whole again).
+// wait drops the faults that have not struck (the load has ended) and waits until the actions
+// of those that have are over (the impl whole again, the store back, the relay healed).
 func (fr *faultRun) wait() error {
 	if fr == nil {
 		return nil
 	}
+	fr.cancel()
 	return fr.w.Wait()
 }
 
