@@ -9,6 +9,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/runone"
@@ -55,6 +56,7 @@ the store's change plus what it received must match, and its drain rate and lag 
 	fs.Float64VarP(&o.Rate, "rate", "R", 0, "open loop: total requests per second")
 	cli.DurationVarP(fs, &o.Warmup, "warmup", "", time.Second, "load sent before measuring (counted in the store too)")
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
+	fault.AddFlag(fs, &o.Fault)
 	fs.BoolVar(&o.Consumers, "consumers", false, "run the impl's consumer of the route beside it (its manifest's consumers), counting what it receives")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/runone"
@@ -57,6 +58,7 @@ and the tail of the latency are reported apart.`,
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
 	cli.DurationVarP(fs, &o.Delay, "delay", "", DefaultDelay, "the upstream's delay before it answers")
 	cli.DurationVarP(fs, &o.Work, "work", "", DefaultWork, "the impl's work per request")
+	fault.AddFlag(fs, &o.Fault)
 	fs.StringArrayVar(&o.Inject, "inject", nil, "delay the upstream's answers to the impl through a relay, e.g. upstream:latency=5ms,jitter=200us")
 	return cmd
 }

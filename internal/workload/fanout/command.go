@@ -9,6 +9,7 @@ import (
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/fail"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
@@ -29,6 +30,7 @@ type Options struct {
 	Rate        float64 // open loop, requests per second; 0: closed loop
 	Delay, Work time.Duration
 	Inject      []string // --inject, as inject.ParseAll reads them
+	Fault       []string // --fault, as fault.ParseAll reads them
 	Command     []string
 	OnSecond    func(engine.Snapshot)
 }
@@ -45,6 +47,9 @@ func (o Options) Check() error {
 		return bad("-d %v: use a positive duration such as 10s, or -n", o.Duration)
 	case o.Delay < 0 || o.Work < 0:
 		return bad("--delay %v, --work %v: use durations of 0 or more, e.g. 10ms", o.Delay, o.Work)
+	}
+	if _, err := fault.ParseAll(o.Fault); err != nil {
+		return err
 	}
 	if specs, err := inject.ParseAll(o.Inject); err != nil {
 		return err
@@ -69,6 +74,9 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 	params := map[string]any{
 		"route": o.Route, "connections": int64(o.Connections), "requests": o.Requests, "timeout": o.Timeout,
 		"upstream_delay": o.Delay, "work": o.Work, "load": "closed",
+	}
+	if len(o.Fault) > 0 {
+		params[fault.Param] = strings.Join(o.Fault, ";")
 	}
 	if len(o.Inject) > 0 {
 		params[inject.Param] = strings.Join(o.Inject, ";")
