@@ -210,7 +210,7 @@ func TestTable(t *testing.T) {
 		{"go-hello", "–", "1", "kill-sut@50%", "3.000 s", "0.040 s", "connect 1, read 20", "0.051 s", "1.249 s"},
 		{"go-hello", "–", "2", "restart-redis@50%", "3.000 s", "0.040 s", "none", "never", NotRecovered},
 	}
-	if tab.ID != "faults-hello" || fmt.Sprint(tab.Rows) != fmt.Sprint(want) {
+	if tab.ID != "faults-hello" || tab.Title != "Recovery after faults (hello)" || fmt.Sprint(tab.Rows) != fmt.Sprint(want) {
 		t.Errorf("table %s rows\n%v\nwant\n%v", tab.ID, tab.Rows, want)
 	}
 }

@@ -24,7 +24,7 @@ func Table(groups []workload.TableGroup) workload.Table {
 		Head: []string{"impl", "load", "repeat", "fault", "at", "back in", "in flight, failed", "first success", "90% of the rate"},
 		Num:  []bool{false, false, true, false, true, true, false, true, true}}
 	for _, g := range groups {
-		t.ID = "faults-" + g.Workload
+		t.ID, t.Title = "faults-"+g.Workload, "Recovery after faults ("+g.Workload+")"
 		for i, rec := range g.Records {
 			s := Section(rec)
 			if s == nil {
