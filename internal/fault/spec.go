@@ -120,18 +120,17 @@ func withLength(spec Spec, raw, name, length string, has bool) (Spec, error) {
 // ParseAll reads every SPEC of values, each of which may hold several joined by ';' (a scenario's
 // fault parameter); empty values are none.
 func ParseAll(values []string) ([]Spec, error) {
-	var out []Spec
-	for _, v := range values {
-		for _, s := range strings.Split(v, ";") {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
-			spec, err := Parse(s)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, spec)
+	items := strings.FieldsFunc(strings.Join(values, ";"), func(r rune) bool { return r == ';' })
+	out := make([]Spec, 0, len(items))
+	for _, item := range items {
+		if strings.TrimSpace(item) == "" {
+			continue
 		}
+		spec, err := Parse(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, spec)
 	}
 	return out, nil
 }

@@ -432,6 +432,7 @@ func series(r *result.Record, label, anchor string, col int) seriesChart {
 	if anyErr {
 		c.Lines = append(c.Lines, errs)
 	}
+	c.Lines = append(c.Lines, faultMarks(r, c)...)
 	return c
 }
 
