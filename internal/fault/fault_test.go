@@ -246,3 +246,20 @@ func TestWatchCounted(t *testing.T) {
 		t.Errorf("dropped: %v", err)
 	}
 }
+
+func TestText(t *testing.T) {
+	var b strings.Builder
+	Text(&b, &result.Record{})
+	if b.Len() != 0 {
+		t.Errorf("a record without faults: %q", b.String())
+	}
+	at, took := result.Duration(2517*time.Millisecond), result.Duration(84*time.Millisecond)
+	rec := &result.Record{}
+	rec.SetSection(Key, &Record{Faults: []Event{{Fault: "kill-sut@50%", At: at, Took: took, InFlight: map[string]int64{"status": 113, "ok": 9}, Recovery: NotRecovered}},
+		Statuses: map[string]int64{"502": 1349}})
+	Text(&b, rec)
+	want := "  Fault kill-sut@50% at 2.517 s (over after 0.084 s): in flight ok 9, status 113; not recovered\n  Answers outside 2xx: 502 1349\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}

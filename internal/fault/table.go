@@ -2,6 +2,7 @@ package fault
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
@@ -53,13 +54,38 @@ func recovered(e Event) string {
 	return seconds(e.Recovered)
 }
 
-// classes writes the failed requests of counts by class, "read 20, connect 3"; "none" for none.
+// classes writes the failed requests of counts by class, "connect 1, read 20"; "none" for none.
 func classes(counts map[string]int64) string {
-	var parts []string
+	failed := map[string]int64{}
 	for class, n := range counts {
 		if class != "ok" && n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", class, n))
+			failed[class] = n
 		}
+	}
+	return outcomes(failed)
+}
+
+// Text writes a record's faults in its text block, a line each: when it took effect, how long
+// until it was over, the requests in flight at it by outcome, the recovery; then the answers
+// outside 2xx by status. Nothing without faults.
+func Text(w io.Writer, rec *result.Record) {
+	s := Section(rec)
+	if s == nil {
+		return
+	}
+	for _, e := range s.Faults {
+		fmt.Fprintf(w, "  Fault %s at %s (over after %s): in flight %s; %s\n", e.Fault, seconds(&e.At), seconds(&e.Took), outcomes(e.InFlight), e.Recovery)
+	}
+	if len(s.Statuses) > 0 {
+		fmt.Fprintf(w, "  Answers outside 2xx: %s\n", outcomes(s.Statuses))
+	}
+}
+
+// outcomes writes counts by key, "ok 9, status 113"; "none" for none.
+func outcomes(counts map[string]int64) string {
+	var parts []string
+	for k, n := range counts {
+		parts = append(parts, fmt.Sprintf("%s %d", k, n))
 	}
 	if len(parts) == 0 {
 		return "none"

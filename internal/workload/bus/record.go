@@ -57,6 +57,7 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 		Variant:       c.Variant,
 		Expect:        c.Expect,
 		Mode:          c.Mode,
+		Case:          c.Fault.String(), // a run with a fault is a group of its own
 		Target:        service.Redact(c.BrokerURL),
 		Parameters: map[string]any{
 			"n":           c.N,

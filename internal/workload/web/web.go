@@ -18,6 +18,7 @@ import (
 	"github.com/iobench/iobench/internal/cpuset"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/env"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/result"
@@ -379,6 +380,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Text writes an HTTP record's text block in wrk's layout, latency distribution included.
 func Text(w io.Writer, rec *result.Record) error {
 	textblock.HTTP(w, rec, textblock.TextOptions{Latency: true})
+	fault.Text(w, rec)
 	return nil
 }
 
