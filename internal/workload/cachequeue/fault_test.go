@@ -3,9 +3,11 @@ package cachequeue
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/fault"
+	"github.com/iobench/iobench/internal/service"
 )
 
 // TestFaultCheck covers the store's count under faults, from hand-made counts: 2xx alone are
@@ -42,6 +44,38 @@ func TestFaultCheck(t *testing.T) {
 			if c.Counted != tc.ok || !strings.Contains(c.Detail, tc.says) || c.Faults == nil {
 				t.Errorf("counted %v, %q; want %v saying %q", c.Counted, c.Detail, tc.ok, tc.says)
 			}
+		})
+	}
+}
+
+// TestFaultsCounted kills go-cachequeue halfway through a short run, then restarts its Redis
+// halfway through another, on stores the run starts itself (a restart needs a store iobench
+// owns): each run's count must verify, with its fault recorded and the run back to success.
+func TestFaultsCounted(t *testing.T) {
+	tg := target(t, "go-cachequeue", "async")
+	t.Setenv("IOBENCH_STATE_DIR", openTempDir(t))
+	for _, name := range []string{"redis", "memcached"} {
+		t.Setenv(service.EnvName(name), "")
+	}
+	for _, f := range []string{"kill-sut@50%", "restart-redis@50%"} {
+		t.Run(f, func(t *testing.T) {
+			rec, err := RunOne(t.Context(), tg, Options{Route: "/cache/redis", Connections: 4, Duration: time.Second,
+				Warmup: 300 * time.Millisecond, Timeout: 2 * time.Second, Fault: []string{f}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, sec := Section(rec), fault.Section(rec)
+			if c == nil || !c.Counted || c.Faults == nil || sec == nil || len(sec.Faults) != 1 {
+				t.Fatalf("section %+v, faults %+v", c, sec)
+			}
+			e := sec.Faults[0]
+			if e.Fault != f || e.FirstSuccess == nil || e.At.Std() < 400*time.Millisecond || e.At.Std() > 700*time.Millisecond {
+				t.Errorf("fault %+v", e)
+			}
+			if restart := strings.HasPrefix(f, "restart"); restart != (c.Faults.StoreLost > 0) {
+				t.Errorf("store lost %d after %s", c.Faults.StoreLost, f)
+			}
+			t.Logf("%s: %s; %s", f, c.Detail, e.Recovery)
 		})
 	}
 }
