@@ -44,6 +44,14 @@ type Event struct {
 	Recovery string `json:"recovery"`
 }
 
+// NewEvent is the event of a fault (as --fault reads it) that took effect at at and was over
+// after took, with its recovery: for a workload that reads its own timeline (the bus).
+func NewEvent(name string, at, took time.Duration, r Recovery) Event {
+	e := Event{Fault: name, At: result.Duration(at), Took: result.Duration(took)}
+	e.set(r)
+	return e
+}
+
 // NotRecovered is an Event's Recovery when no window reached Share of the rate before.
 const NotRecovered = "not recovered"
 

@@ -54,14 +54,19 @@ type Recovery struct {
 // Recover reads the recovery after a fault at offset at (from the timeline's start) in a
 // measured phase that ended at end. A window starts at or after the fault, so a recovery is
 // never shorter than Window: a fault that cost nothing reads Window.
-func (t *Timeline) Recover(at, end time.Duration) Recovery {
+func (t *Timeline) Recover(at, end time.Duration) Recovery { return t.RecoverFrom(0, at, end) }
+
+// RecoverFrom is Recover with the rate before the fault taken from offset from on (the bus:
+// from its consumer's readiness, the fill before it left out).
+func (t *Timeline) RecoverFrom(from, at, end time.Duration) Recovery {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r := Recovery{FirstSuccess: -1, Recovered: -1}
 	first := int(at / Resolution)
 	last := min(len(t.ok), int(end/Resolution)) // bins [first, last) are after the fault
-	if at > 0 {
-		r.Before = float64(sum(t.ok[:min(first, len(t.ok))])) / at.Seconds()
+	if at > from {
+		lo := min(int(from/Resolution), len(t.ok))
+		r.Before = float64(sum(t.ok[lo:min(first, len(t.ok))])) / (at - from).Seconds()
 	}
 	for i := first; i < last; i++ {
 		if t.ok[i] > 0 {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/iobench/iobench/internal/impls/gobus"
 	"github.com/iobench/iobench/internal/result"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"
@@ -358,6 +359,9 @@ func TestBusKillSUT(t *testing.T) {
 			}
 			if b.RedeliveredCommands == 0 {
 				t.Fatalf("no command was redelivered after the kill: %+v", *b)
+			}
+			if f := fault.Section(rec); f == nil || len(f.Faults) != 1 || f.Faults[0].FirstSuccess == nil || f.Faults[0].RateBefore <= 0 {
+				t.Fatalf("faults section %+v: want the kill with its recovery", f)
 			}
 			t.Logf("kill-sut %s: fault after %d commands; %d commands handled (%d twice), %d redelivered; %d events seen, %d duplicates",
 				profile, b.FaultAtCommands, b.CommandsHandled, b.DuplicateCommands, b.RedeliveredCommands, b.EventsSeen, b.DuplicateEvents)

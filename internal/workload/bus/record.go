@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/procstat"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
 )
@@ -83,6 +84,7 @@ func (r *run) record(end time.Time, out outcome) *result.Record {
 		Series:      series,
 	}
 	rec.SetSection(Name, &r.bus)
+	rec.SetSection(fault.Key, r.faultSection(snap))
 	if phases[1].Duration.Std() > 0 && phases[1].Duration.Std() < shortPhase {
 		r.warnings = append(r.warnings, fmt.Sprintf("the command phase lasted only %v; use a larger -n for stable rates", phases[1].Duration.Std().Round(time.Millisecond)))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/iobench/iobench/internal/backend"
 	"github.com/iobench/iobench/internal/cpuprobe"
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impl"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/procstat"
@@ -140,6 +141,9 @@ func (r *run) do(ctx context.Context) (*result.Record, error) {
 	r.t = newTally(r.cfg.N, killAt)
 	probe := cpuprobe.Run()
 	r.start = time.Now()
+	if killAt > 0 {
+		r.t.timeline = fault.NewTimeline(r.start)
+	}
 	r.deadline = r.start.Add(r.cfg.Timeout)
 	r.self, r.machine = procstat.NewSelfMeter(), procstat.NewMachineMeter()
 	r.brokerM = newMeter(r.cfg.Broker.Roots)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/stats"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"
 )
@@ -24,7 +25,8 @@ type tally struct {
 	hist *stats.Histogram
 	c    counts
 
-	killAt    int64         // distinct commands at which the fault strikes; 0 for none
+	timeline  *fault.Timeline // each command's first report, for a fault's recovery; nil for none
+	killAt    int64           // distinct commands at which the fault strikes; 0 for none
 	trigger   chan struct{} // closed when killAt is reached
 	triggered bool
 	complete  chan struct{} // closed when every command and event has been seen
@@ -93,6 +95,9 @@ func (t *tally) add(r busproto.Report) {
 		}
 		if t.cmd[r.Seq] == 0 {
 			c.cmdDistinct++
+			if t.timeline != nil {
+				t.timeline.Success(time.Unix(0, r.AtNS))
+			}
 		}
 		t.cmd[r.Seq] = sat(t.cmd[r.Seq])
 		first(&c.firstCmd, &c.lastCmd, r.AtNS)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impls/gobus"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
@@ -30,7 +31,7 @@ func init() {
 			return nil
 		},
 		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures(),
-		Tables:  []workload.TableFunc{phasesTable},
+		Tables:  []workload.TableFunc{phasesTable, fault.Table},
 		Roles:   map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole},
 		Command: newCommand, Serve: []func() *cobra.Command{gobus.ServeCommand}})
 }
