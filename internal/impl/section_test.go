@@ -17,8 +17,10 @@ type (
 		Protocols map[string]string `yaml:"protocols"`
 	}
 	standInCachequeue struct {
-		HTTP      `yaml:",inline"`
-		Consumers map[string][]string `yaml:"consumers"`
+		HTTP             `yaml:",inline"`
+		Consumers        map[string][]string `yaml:"consumers"`
+		RestartRedis     []string            `yaml:"restart_redis"`
+		RestartMemcached []string            `yaml:"restart_memcached"`
 	}
 	toySection struct {
 		Greeting struct {
@@ -69,13 +71,13 @@ func TestSectionOf(t *testing.T) {
 // TestSectionKeys: the keys and help of a section come from the type its workload registered.
 func TestSectionKeys(t *testing.T) {
 	for w, want := range map[string]string{
-		"cachequeue": "consumers routes", "toy": "greeting greeting.repeat greeting.word", "hello": "protocols routes", "fanout": "routes", "bus": "", "teleport": "",
+		"cachequeue": "consumers restart_memcached restart_redis routes", "toy": "greeting greeting.repeat greeting.word", "hello": "protocols routes", "fanout": "routes", "bus": "", "teleport": "",
 	} {
 		if got := strings.Join(SectionKeys(w), " "); got != want {
 			t.Errorf("SectionKeys(%s) = %q, want %q", w, got, want)
 		}
 	}
-	if got := SectionHelp("cachequeue"); got != "{consumers, routes}" {
+	if got := SectionHelp("cachequeue"); got != "{consumers, restart_memcached, restart_redis, routes}" {
 		t.Errorf("cachequeue's help from its keys: %q", got)
 	}
 	if got := SectionHelp("toy"); got != "{greeting: {word, repeat}}" {

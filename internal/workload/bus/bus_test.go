@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impls/gobus"
 	"github.com/iobench/iobench/internal/result"
-	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/service"
 	"github.com/iobench/iobench/internal/service/servicetest"
 	"github.com/iobench/iobench/internal/workload/bus/busproto"

@@ -65,7 +65,8 @@ Profiles: seed (transient messages, no confirms, events at the tail of the comma
 the seed) and durable (persistent messages, publisher confirms, a separate durable event queue).
 Faults: kill-sut@50% SIGKILLs the consumer when half the commands are handled and starts it
 again; restart-rabbitmq@50% (or restart-broker@50%; durable profile, a broker started by iobench)
-restarts the broker. A bus run takes one fault (docs/FAULTS.md).
+restarts the broker; restart-postgres@50% restarts PostgreSQL. A bus run takes one fault
+(docs/FAULTS.md).
 Either way no command may be lost or stored twice; duplicate events are counted.
 
 --inject postgres:latency=5ms[,jitter=200us] (or rabbitmq; repeatable) puts iobench's relay ('iobench

@@ -56,13 +56,23 @@ const (
 // broker, durable profile only.
 var RestartBroker = Fault{Kind: fault.Restart, Service: "rabbitmq", At: 0.5}
 
+// RestartPostgres is restart-postgres@50%: a clean stop and start of PostgreSQL, which keeps
+// what was committed.
+var RestartPostgres = Fault{Kind: fault.Restart, Service: "postgres", At: 0.5}
+
+// isDBRestart says whether f restarts the database.
+func isDBRestart(f Fault) bool {
+	return f.Kind == fault.Restart && f.Service == RestartPostgres.Service
+}
+
 // isBrokerRestart says whether f restarts the broker.
 func isBrokerRestart(f Fault) bool {
 	return f.Kind == fault.Restart && f.Service == RestartBroker.Service
 }
 
 // ParseFault reads the bus run's fault (fault.Parse): kill-sut@P% or restart-rabbitmq@P%
-// (restart-broker@P%), the point 50% when left out; "" is none. A bus run takes one fault.
+// (restart-broker@P%) or restart-postgres@P%, the point 50% when left out; "" is none. A bus
+// run takes one fault.
 func ParseFault(s string) (Fault, error) {
 	specs, err := fault.ParseAll([]string{s})
 	switch {
@@ -71,7 +81,7 @@ func ParseFault(s string) (Fault, error) {
 	case len(specs) > 1:
 		return Fault{}, fmt.Errorf("%w: --fault %s: a bus run takes one fault; give one of them", ErrBadInput, fault.Join(specs))
 	}
-	if err := fault.Check(specs, fault.Run{Workload: "bus", Restart: []string{RestartBroker.Service}}); err != nil {
+	if err := fault.Check(specs, fault.Run{Workload: "bus", Restart: []string{RestartBroker.Service, RestartPostgres.Service}}); err != nil {
 		return Fault{}, err
 	}
 	return specs[0], nil
@@ -125,6 +135,9 @@ type Config struct {
 	// RestartBroker lists the variants of Impl that survive a broker restart (its manifest's
 	// restart_broker); Check refuses restart-broker for any other variant.
 	RestartBroker []string
+	// RestartPostgres lists the variants that survive a PostgreSQL restart (restart_postgres);
+	// Check refuses restart-postgres for any other variant.
+	RestartPostgres []string
 	// SUTEnv (KEY=VALUE) is added to the consumer's environment (tests use it).
 	SUTEnv []string
 	// Progress receives a live progress line, rewritten in place every second; nil for none.
@@ -164,6 +177,10 @@ func (c *Config) Check() error {
 	}
 	if err := c.checkRestartBroker(); err != nil {
 		return err
+	}
+	if isDBRestart(c.Fault) && c.fromManifest() && !slices.Contains(c.RestartPostgres, c.Variant) {
+		return fmt.Errorf("%w: --fault %s: %s:%s does not survive a PostgreSQL restart (its manifest's restart_postgres does not list it); use kill-sut@50%% or a variant that does",
+			ErrBadInput, c.Fault, c.Impl, c.Variant)
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -217,6 +234,10 @@ func (c *Config) validate() error {
 	}
 	if err := c.Topology.check(c.Impl, bkind, dkind, c.Profile); err != nil {
 		return err
+	}
+	if isDBRestart(c.Fault) && (dkind != "postgres" || c.Database.Restart == nil) {
+		return fmt.Errorf("%w: --fault %s needs a PostgreSQL that iobench started and can restart (this run's or the one of 'iobench services up'), not %s %s; drop the database URL",
+			ErrBadInput, c.Fault, nonEmpty(c.Database.Kind, "an external"), nonEmpty(c.Database.Name, "database"))
 	}
 	if isBrokerRestart(c.Fault) && c.Broker.Restart == nil {
 		return fmt.Errorf("%w: --fault restart-broker needs a broker that iobench started and can restart (this run's or the one of 'iobench services up'), not %s %s; drop the broker URL",

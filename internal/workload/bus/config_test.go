@@ -163,3 +163,35 @@ func TestCommandTarget(t *testing.T) {
 		t.Fatalf("the run's environment %v: want IOBENCH_PREFETCH and no IOBENCH_MODE (the variant's)", got)
 	}
 }
+
+// TestCheckRestartPostgres: restart-postgres runs a variant only if its manifest says it
+// survives one, and only on a PostgreSQL iobench can restart; other faults of other services,
+// and a second fault, are refused in one line.
+func TestCheckRestartPostgres(t *testing.T) {
+	c := Config{N: 10, Mode: ModeSync, Concurrency: 1, Prefetch: 1, Profile: ProfileSeed,
+		Fault: RestartPostgres, Impl: "go-bus", Variant: "sync", RestartPostgres: []string{"sync"},
+		Consumer: workload.Target{Inst: &impl.Installation{Manifest: &impl.Manifest{Name: "go-bus", Dir: "/impls/go/bus"}}}}
+	if err := c.Check(); err != nil {
+		t.Fatalf("a variant that survives: %v", err)
+	}
+	c.Variant = "async"
+	if err := c.Check(); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "restart_postgres does not list it") {
+		t.Fatalf("a variant that does not: %v", err)
+	}
+	c.Variant, c.BrokerURL, c.DatabaseURL = "sync", "amqp://127.0.0.1:1/", "sqlite:///tmp/x.db"
+	if err := c.validate(); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "needs a PostgreSQL that iobench started") {
+		t.Fatalf("restart-postgres on SQLite: %v", err)
+	}
+	for in, says := range map[string]string{
+		"restart-redis@50%":         "does not use redis",
+		"down-postgres@50%+1s":      "cannot cut postgres",
+		"kill-sut@50%;kill-sut@60%": "takes one fault",
+		"restart-postgres@50%":      "",
+		"restart-broker@50%":        "",
+	} {
+		_, err := ParseFault(in)
+		if says == "" && err != nil || says != "" && (!errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), says)) {
+			t.Errorf("ParseFault(%s) = %v; want %q", in, err, says)
+		}
+	}
+}

@@ -30,6 +30,7 @@ func UseImpl(cfg *Config, inst *impl.Installation, v impl.Variant) {
 	}
 	cfg.Impl, cfg.Variant, cfg.Expect = inst.Manifest.Name, v.Name, v.Expect
 	cfg.RestartBroker = ManifestOf(inst.Manifest).RestartBroker
+	cfg.RestartPostgres = ManifestOf(inst.Manifest).RestartPostgres
 	cfg.Mode = v.Mode
 }
 

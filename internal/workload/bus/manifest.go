@@ -22,8 +22,10 @@ type Manifest struct {
 	// sqlite); empty means defaultBrokers, defaultDatabases.
 	Brokers   []string `yaml:"brokers"`
 	Databases []string `yaml:"databases"`
-	// RestartBroker names the variants that survive a restart of their broker mid-run.
-	RestartBroker []string `yaml:"restart_broker"`
+	// RestartBroker names the variants that survive a restart of their broker mid-run;
+	// RestartPostgres those that survive one of PostgreSQL (they connect again).
+	RestartBroker   []string `yaml:"restart_broker"`
+	RestartPostgres []string `yaml:"restart_postgres"`
 }
 
 // Exchange is an AMQP exchange an impl publishes to: its name, its type (direct, fanout, topic)
@@ -35,7 +37,7 @@ type Exchange struct {
 }
 
 // section is the bus's manifest section, registered with the workload.
-var section = impl.NewSection("{queues: [...], exchange: {name, type, routing_key}, brokers, databases, restart_broker: [VARIANT...]}",
+var section = impl.NewSection("{queues: [...], exchange: {name, type, routing_key}, brokers, databases, restart_broker: [VARIANT...], restart_postgres: [VARIANT...]}",
 	checkSection)
 
 // ManifestOf returns the bus section m declares (a zero one when it declares none).
@@ -87,6 +89,7 @@ func checkSection(m *impl.Manifest, f string, w *Manifest, add impl.ProblemFunc)
 		}
 	}
 	checkRestartBroker(m, f, w, add)
+	checkVariants(m, f+".restart_postgres", w.RestartPostgres, add)
 }
 
 // checkRestartBroker checks restart_broker: declared variants, each once, of an impl with a
@@ -95,12 +98,17 @@ func checkRestartBroker(m *impl.Manifest, f string, w *Manifest, add impl.Proble
 	if len(w.RestartBroker) > 0 && len(w.Queues) < 2 {
 		add(f+".restart_broker", "no durable profile", "a broker restart keeps only the durable profile's messages: list its event queue in queues, or drop restart_broker")
 	}
-	for i, v := range w.RestartBroker {
-		ff := fmt.Sprintf("%s.restart_broker[%d]", f, i)
+	checkVariants(m, f+".restart_broker", w.RestartBroker, add)
+}
+
+// checkVariants checks a list of variants under field: declared ones, each once.
+func checkVariants(m *impl.Manifest, field string, list []string, add impl.ProblemFunc) {
+	for i, v := range list {
+		ff := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case !slices.Contains(m.VariantNames(), v):
 			add(ff, fmt.Sprintf("unknown variant %q", v), "use one of "+strings.Join(m.VariantNames(), ", "))
-		case slices.Index(w.RestartBroker, v) != i:
+		case slices.Index(list, v) != i:
 			add(ff, fmt.Sprintf("%q listed twice", v), "list each variant once")
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/fault"
+	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/service"
 )

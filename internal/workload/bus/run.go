@@ -380,11 +380,15 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 				}
 				r.bus.FaultRecovery = result.Duration(time.Since(began))
 				r.obs.setStatus("consuming")
-			case isBrokerRestart(r.cfg.Fault):
+			case r.cfg.Fault.Kind == fault.Restart:
+				svc := r.cfg.Broker
+				if isDBRestart(r.cfg.Fault) {
+					svc = r.cfg.Database
+				}
 				r.obs.setStatus("restarting")
 				began := time.Now()
-				if err := r.cfg.Broker.Restart(ctx); err != nil {
-					return outcomeFailed, fmt.Errorf("%w: restart-broker: %v", ErrSUT, err)
+				if err := svc.Restart(ctx); err != nil {
+					return outcomeFailed, fmt.Errorf("%w: %s: %v", ErrSUT, r.cfg.Fault.Name(), err)
 				}
 				r.bus.FaultRecovery = result.Duration(time.Since(began))
 				r.obs.setStatus("consuming")

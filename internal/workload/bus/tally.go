@@ -27,7 +27,7 @@ type tally struct {
 
 	timeline  *fault.Timeline // each command's first report, for a fault's recovery; nil for none
 	killAt    int64           // distinct commands at which the fault strikes; 0 for none
-	trigger   chan struct{} // closed when killAt is reached
+	trigger   chan struct{}   // closed when killAt is reached
 	triggered bool
 	complete  chan struct{} // closed when every command and event has been seen
 	done      bool

@@ -71,7 +71,7 @@ func spec() scenario.WorkloadSpec {
 			"concurrency": {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "async: handlers in flight in the consumer"},
 			"prefetch":    {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "async: unacked messages the broker may push"},
 			"profile":     {Type: scenario.String, Enum: []string{ProfileSeed, ProfileDurable}, SUT: true, Doc: "seed (transient, as in the seed) or durable"},
-			"fault":       {Type: scenario.String, Check: checkFault, Doc: "one fault: kill-sut@50% or restart-rabbitmq@50% (restart-broker@50%)"},
+			"fault":       {Type: scenario.String, Check: checkFault, Doc: "one fault: kill-sut@50%, restart-rabbitmq@50% (restart-broker@50%) or restart-postgres@50%"},
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the whole run"},
 			inject.Param:  {Type: scenario.String, Check: inject.CheckParam, SUT: true, Doc: "delay a service's answers to the consumer: postgres:latency=5ms[,jitter=200us], several joined by ;"},
 		},
