@@ -263,3 +263,20 @@ func TestText(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+func TestTooShort(t *testing.T) {
+	start := time.Unix(1000, 0)
+	tl := NewTimeline(start)
+	steady(tl, start, 0, 5*time.Second, time.Millisecond)
+	r := tl.Recover(4500*time.Millisecond, 5*time.Second)
+	if !r.Short || r.Recovered >= 0 || r.FirstSuccess != time.Millisecond {
+		t.Errorf("%+v: want a first success and too short a phase for a window", r)
+	}
+	e := NewEvent("kill-sut@90%", 4500*time.Millisecond, 0, r)
+	if e.Recovery != TooShort || recovered(e) != "phase too short" {
+		t.Errorf("event %+v", e)
+	}
+	if r := tl.RecoverFrom(time.Second, 4*time.Second, 5*time.Second); r.Short || r.Before != 1000 || r.Recovered != Window {
+		t.Errorf("from 1 s: %+v", r)
+	}
+}

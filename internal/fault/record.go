@@ -52,8 +52,12 @@ func NewEvent(name string, at, took time.Duration, r Recovery) Event {
 	return e
 }
 
-// NotRecovered is an Event's Recovery when no window reached Share of the rate before.
-const NotRecovered = "not recovered"
+// NotRecovered is an Event's Recovery when no window reached Share of the rate before; TooShort
+// when the phase ended less than a Window after the fault, so that none could.
+const (
+	NotRecovered = "not recovered"
+	TooShort     = "the phase ended under 1 s after the fault: too short to tell"
+)
 
 // set fills e's recovery fields from r.
 func (e *Event) set(r Recovery) {
@@ -62,7 +66,11 @@ func (e *Event) set(r Recovery) {
 		d := result.Duration(r.FirstSuccess)
 		e.FirstSuccess = &d
 	}
-	if r.Recovered < 0 {
+	switch {
+	case r.Recovered < 0 && r.Short:
+		e.Recovery = TooShort
+		return
+	case r.Recovered < 0:
 		e.Recovery = NotRecovered
 		return
 	}

@@ -49,6 +49,8 @@ type Recovery struct {
 	// after the fault, whose rate reaches Share of Before. Each is negative when it never came
 	// before the end.
 	FirstSuccess, Recovered time.Duration
+	// Short says the phase ended less than a Window after the fault: no window could tell.
+	Short bool
 }
 
 // Recover reads the recovery after a fault at offset at (from the timeline's start) in a
@@ -76,6 +78,7 @@ func (t *Timeline) RecoverFrom(from, at, end time.Duration) Recovery {
 	}
 	w := int(Window / Resolution)
 	need := Share * r.Before * Window.Seconds()
+	r.Short = first+w > int(end/Resolution)
 	if r.FirstSuccess < 0 || first+w > last {
 		return r
 	}

@@ -48,10 +48,13 @@ func seconds(d *result.Duration) string {
 }
 
 func recovered(e Event) string {
-	if e.Recovered == nil {
-		return NotRecovered
+	switch {
+	case e.Recovered != nil:
+		return seconds(e.Recovered)
+	case e.Recovery == TooShort:
+		return "phase too short"
 	}
-	return seconds(e.Recovered)
+	return NotRecovered
 }
 
 // classes writes the failed requests of counts by class, "connect 1, read 20"; "none" for none.

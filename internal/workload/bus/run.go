@@ -72,6 +72,7 @@ type run struct {
 	suts      []*impl.Process
 	proxies   inject.Set // the relays of cfg.Inject, in front of the consumer's services
 	readyAt   time.Time
+	faultHit  time.Time // when the fault took effect: the consumer killed, the restart begun
 	fillStart time.Time
 	fillEnd   time.Time
 	bus       Record
@@ -372,6 +373,7 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 				r.obs.setStatus("killed")
 				cur.Kill()
 				began := time.Now()
+				r.faultHit = began
 				if cur, err = r.launch(ctx); err != nil {
 					if ctx.Err() != nil {
 						return outcomeInterrupted, nil
@@ -387,6 +389,7 @@ func (r *run) consume(ctx context.Context) (outcome, error) {
 				}
 				r.obs.setStatus("restarting")
 				began := time.Now()
+				r.faultHit = began
 				if err := svc.Restart(ctx); err != nil {
 					return outcomeFailed, fmt.Errorf("%w: %s: %v", ErrSUT, r.cfg.Fault.Name(), err)
 				}
