@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
@@ -50,6 +51,9 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 	if b.Fault != "" {
 		fmt.Fprintf(&sb, "fault: %s struck after %d commands at %v; recovered in %v\n",
 			b.Fault, b.FaultAtCommands, b.FaultAt.Std().Round(time.Millisecond), b.FaultRecovery.Std().Round(time.Millisecond))
+		if f := fault.Section(rec); f != nil && len(f.Faults) == 1 {
+			fmt.Fprintf(&sb, "commands after the fault: %s\n", f.Faults[0].Recovery)
+		}
 	}
 	for _, line := range inject.Lines(rec) {
 		sb.WriteString(line + "\n")
