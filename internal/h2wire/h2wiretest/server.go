@@ -27,7 +27,8 @@ import (
 type Script struct {
 	MaxStreams    uint32 // SETTINGS_MAX_CONCURRENT_STREAMS in the first SETTINGS; 0 sends none
 	InitialWindow uint32 // SETTINGS_INITIAL_WINDOW_SIZE in the first SETTINGS (request bodies); 0 keeps 65,535
-	Body          int    // response body bytes; 0 answers "Hello world!"
+	Body          int    // response body bytes (x's); 0 answers "Hello world!"
+	BodyEnd       string // appended to the Body x's, so that a client's check can see the end of the body
 	ResetEvery    int    // every n-th stream of a connection is reset with ResetCode instead of answered
 	ResetCode     http2.ErrCode
 	StallEvery    int // every n-th stream of a connection is never answered
@@ -126,7 +127,7 @@ func newConn(c net.Conn, s Script, st *Stats) *conn {
 	k.enc = hpack.NewEncoder(&k.encBuf)
 	k.body = []byte("Hello world!")
 	if s.Body > 0 {
-		k.body = bytes.Repeat([]byte("x"), s.Body)
+		k.body = append(bytes.Repeat([]byte("x"), s.Body), s.BodyEnd...)
 	}
 	if s.MaxStreams > 0 {
 		k.limit = int64(s.MaxStreams)
