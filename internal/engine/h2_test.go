@@ -203,6 +203,23 @@ func TestH2ExpectBody(t *testing.T) {
 	}
 }
 
+// TestH2WindowLoweredMidRun has the server lower its initial stream window from 1,000 to 50
+// bytes after the 20th stream, while 3,000-byte bodies go out 1,000 bytes per window: the client
+// must shrink its open streams' windows by the difference (below zero if need be) and send
+// within 50 bytes per stream from then on.
+func TestH2WindowLoweredMidRun(t *testing.T) {
+	eachH2(t, h2wiretest.Script{InitialWindow: 1000, SettingsAfter: 20, Window2: 50}, func(t *testing.T, s h2srv) {
+		res := h2run(t, s, 1, 4, 80, func(c *Config) {
+			c.Request = httpload.RequestSpec{Method: "POST", Target: c.Target, Body: []byte(strings.Repeat("b", 3000))}.Build()
+		})
+		noViolations(t, s.st)
+		if res.Succeeded != 80 || s.st.SettingsAcks.Load() != 2 || res.HTTP2.FramesSent["data"] < (80-24)*60 {
+			t.Fatalf("succeeded %d, %d SETTINGS acknowledged, %d DATA frames sent (errors %v); want 80, 2, and the bodies after the change in 50-byte frames",
+				res.Succeeded, s.st.SettingsAcks.Load(), res.HTTP2.FramesSent["data"], res.Errors)
+		}
+	})
+}
+
 // TestH2StreamTimeout leaves every tenth stream unanswered: each is a timeout, reset (CANCEL) by
 // the client, and the connection carries on.
 func TestH2StreamTimeout(t *testing.T) {
