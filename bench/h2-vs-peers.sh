@@ -9,7 +9,7 @@
 # before (cpu_probe_us, iobench's fixed loop, lower is faster). Then the medians, the ratios of
 # each round's adjacent runs (iobench over its peer) and one verdict line per mark of issue 31:
 #   - h2c vs h2load and pipelined vs wrk: CPU per request at most 1.00x the peer's; req/s at
-#     least 0.97x the peer's where nginx's core is 95% busy or more (median over both tools'
+#     least 0.97x the peer's where nginx's core is 95% busy or more (median, the lower middle, over both tools'
 #     runs), at least 1.00x where it is not;
 #   - h2c vs oha: req/s at least 1.5x.
 # A verdict is judged on the median of the rounds' ratios; the ratio of the medians is beside it.
