@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/capacity"
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
@@ -18,8 +19,12 @@ const maxRest = 10 * time.Second
 // FindMax runs a capacity search (package capacity) on cfg's target: each step an open loop of
 // cfg at the step's rate and connections, s.Warmup then s.StepDuration. The record is the one
 // of the step at the answer (else of the highest passing step, else of the last), with the
-// search in its capacity section; progress sees each step as it ends.
+// search in its capacity section and the machine's speed before it (cpuprobe); progress sees
+// each step as it ends. m.Result, when set, sees that step's engine result once the search has
+// ended, its Answered and Unanswered summed over every step (what a service counted over the
+// whole search lies between them).
 func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta, progress func(capacity.StepRecord)) (*result.Record, error) {
+	probe := cpuprobe.Run()
 	cfg.Warmup, cfg.Duration, cfg.Requests, cfg.Drain, cfg.OnSecond = s.Warmup.Std(), s.StepDuration.Std(), 0, false, nil
 	st := &stepper{base: cfg}
 	s.Rest = rest
@@ -31,8 +36,12 @@ func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta
 	if res == nil {
 		return nil, ctx.Err()
 	}
+	if m.Result != nil {
+		m.Result(st.summed(res))
+	}
 	rec := newRecord(m, at)
 	res.Fill(rec, at)
+	rec.CPUProbe = cpuprobe.Micros(probe)
 	rec.Parameters["engine"] = res.Engine
 	rec.Parameters["find_max"] = true
 	rec.Parameters["slo"] = strings.Join(sec.SLO, " ")
@@ -118,6 +127,17 @@ func (st *stepper) representative(sec *capacity.Record) (*engine.Result, engine.
 		return st.results[n-1], st.configs[n-1]
 	}
 	return nil, st.base
+}
+
+// summed is a copy of res with Answered and Unanswered summed over every step of the search.
+func (st *stepper) summed(res *engine.Result) *engine.Result {
+	sum := *res
+	sum.Answered, sum.Unanswered = 0, 0
+	for _, r := range st.results {
+		sum.Answered += r.Answered
+		sum.Unanswered += r.Unanswered
+	}
+	return &sum
 }
 
 // rest pauses after a failing step for as long as the slowest answer the service gave from the

@@ -56,6 +56,9 @@ func TestFindMaxKnownCapacity(t *testing.T) {
 	if rec.Parameters["find_max"] != true || rec.LoadModel != "open" || sec.Search.StepDuration.Seconds() != 1 {
 		t.Errorf("parameters %v, load model %q, search %+v", rec.Parameters, rec.LoadModel, sec.Search)
 	}
+	if rec.CPUProbe <= 0 {
+		t.Errorf("cpu_probe_us %g: want the machine's speed before the search", rec.CPUProbe)
+	}
 	switch sec.Bound {
 	case capacity.Service:
 		if got := sec.MaxSustainableRate; got == nil || *got != 400 || sec.Confirmations.Passed != 3 {
