@@ -42,8 +42,8 @@ func TestCapacitySection(t *testing.T) {
 		return "?"
 	}
 	want := map[string][]string{
-		"go-http sync":            {near(2000), "–", "–"},
-		"go-http async-overlap":   {near(4000), "2.00x", "–"},
+		"go-http sync":              {near(2000), "–", "–"},
+		"go-http async-overlap":     {near(4000), "2.00x", "–"},
 		"php-fanout sync":           {near(500), "–", "0.25x"},
 		"php-fanout async-overlap":  {near(1000), "2.00x", "0.25x"},
 		"node-fanout sync":          {"≥ 3,000 req/s, generator-bound", "–", "–"},
