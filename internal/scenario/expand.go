@@ -29,7 +29,9 @@ type Run struct {
 	Impl     string
 	// Params holds one point of the matrix plus the defaults of the parameters the scenario
 	// left out, typed as their ParamSpec says (string, int64, float64, bool, time.Duration).
-	Params   map[string]any
+	Params map[string]any
+	// Given are the parameters the scenario set itself, not filled in from their defaults.
+	Given    map[string]bool
 	Repeat   int // 1-based
 	Repeats  int
 	Warmup   time.Duration
@@ -153,7 +155,7 @@ func (p *parser) expandOne(suite string, sc *Scenario) []Run {
 			for _, pt := range points {
 				run := Run{
 					Suite: suite, Scenario: sc.Name, File: sc.File, Line: sc.Line,
-					Workload: sc.Workload, Impl: impl, Params: map[string]any{},
+					Workload: sc.Workload, Impl: impl, Params: map[string]any{}, Given: map[string]bool{},
 					Repeat: r, Repeats: sc.Repeats, Warmup: sc.Warmup, Duration: sc.Duration,
 					Services: map[string]Service{}, CPUs: sc.CPUs,
 				}
@@ -167,7 +169,7 @@ func (p *parser) expandOne(suite string, sc *Scenario) []Run {
 				}
 				var vary []string
 				for i, prm := range sc.Params {
-					run.Params[prm.Name] = pt[i]
+					run.Params[prm.Name], run.Given[prm.Name] = pt[i], true
 					if len(prm.Values) > 1 {
 						vary = append(vary, slug(prm.Name)+"-"+slug(format(pt[i])))
 						run.Varying = append(run.Varying, prm.Name+"="+format(pt[i]))

@@ -35,6 +35,9 @@ func TestStringsParamIsOneValue(t *testing.T) {
 		if len(s.Runs) != 1 {
 			t.Fatalf("%s: %d runs, want one: a list of SLOs is not a sweep", src, len(s.Runs))
 		}
+		if r := s.Runs[0]; !r.Given["slo"] || r.Given["load"] || r.Params["load"] != "closed" {
+			t.Errorf("%s: given %v, params %v: want slo given, load its default", src, r.Given, r.Params)
+		}
 		if got, _ := s.Runs[0].Params["slo"].([]string); !slices.Equal(got, want) {
 			t.Errorf("%s: slo %#v, want %#v", src, s.Runs[0].Params["slo"], want)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/engine"
@@ -116,8 +115,11 @@ func section(route string, delay, work time.Duration, calls int64, res *engine.R
 // caseOf names the run's size for grouping (the route is its mode): "c10 n300", "c10 10s R500".
 func caseOf(r scenario.Run, rec *result.Record) string {
 	c, _ := r.Params["connections"].(int64)
-	if web.IsMax(r) { // the search's rate is its outcome, not its case
-		return strings.TrimPrefix(fmt.Sprintf("c%d find-max", c), "c0 ")
+	if web.IsMax(r) { // the search's rate is its outcome, not its case; -c is its own only when set
+		if !r.Given["connections"] {
+			return "find-max"
+		}
+		return fmt.Sprintf("c%d find-max", c)
 	}
 	size := rec.Duration.Std().Round(time.Second).String()
 	if n, _ := r.Params["requests"].(int64); n > 0 && rec.LoadModel != "open" {

@@ -45,7 +45,7 @@ func IsMax(r scenario.Run) bool {
 }
 
 // searchSettings are the search's settings of run r: its SLOs, start rate and ceiling, the
-// scenario's warmup and duration for each step, -c when the scenario gives connections.
+// scenario's warmup and duration for each step, -c when the scenario sets connections itself.
 func searchSettings(r scenario.Run, cfg engine.Config) (capacity.Settings, error) {
 	s := capacity.Defaults()
 	texts, _ := r.Params["slo"].([]string)
@@ -66,7 +66,7 @@ func searchSettings(r scenario.Run, cfg engine.Config) (capacity.Settings, error
 		s.Ceiling = v
 	}
 	s.StepDuration, s.Warmup = result.Duration(r.Duration), result.Duration(r.Warmup)
-	if _, given := r.Params["connections"]; given {
+	if r.Given["connections"] { // a workload's default (fanout's 10, ab's) is not the user's -c
 		s.Connections, s.ConnectionsGiven = cfg.Connections, true
 	} else {
 		s.MaxConnections = httpbench.MaxConnections()

@@ -24,7 +24,11 @@ func TestSearchSettings(t *testing.T) {
 		s.Warmup.Std() != time.Second || s.ConnectionsGiven {
 		t.Errorf("settings %+v", s)
 	}
-	r.Params["connections"] = int64(20)
+	r.Params["connections"] = int64(10) // a default: still chosen by the search
+	if s, _ = searchSettings(r, engine.Config{Connections: 10}); s.ConnectionsGiven {
+		t.Errorf("connections by default: settings %+v", s)
+	}
+	r.Params["connections"], r.Given = int64(20), map[string]bool{"connections": true}
 	if s, _ = searchSettings(r, engine.Config{Connections: 20}); !s.ConnectionsGiven || s.Connections != 20 {
 		t.Errorf("connections given: settings %+v", s)
 	}
