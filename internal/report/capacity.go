@@ -50,32 +50,19 @@ func groupCapacity(g Group) (c capacityOf, ok bool) {
 	return capacityOf{Rate: lowerBound(other), Text: fmt.Sprintf("≥ %s, %s", units.RateText(lowerBound(other), "req/s"), boundText(other))}, true
 }
 
+// boundTexts say what a search that found no knee ran into, by its bound.
+var boundTexts = map[string]string{capacity.Generator: "generator-bound", capacity.Connections: "connection-starved",
+	capacity.Ceiling: "the ceiling", capacity.Service: "every step failed"}
+
 // boundText says what a search that found no knee ran into.
 func boundText(sec *capacity.Record) string {
-	switch sec.Bound {
-	case capacity.Generator:
-		return "generator-bound"
-	case capacity.Connections:
-		return "connection-starved"
-	case capacity.Ceiling:
-		return "the ceiling"
-	case capacity.Service:
-		return "every step failed"
-	case "":
-		if sec.Interrupted {
-			return "interrupted"
-		}
+	if t, ok := boundTexts[sec.Bound]; ok {
+		return t
+	}
+	if sec.Interrupted {
+		return "interrupted"
 	}
 	return "unsettled: " + sec.Reason
-}
-
-// lowerBound is what a search showed the service sustains at least: its answer at the ceiling,
-// else the highest passing rate.
-func lowerBound(sec *capacity.Record) float64 {
-	if sec.MaxSustainableRate != nil {
-		return *sec.MaxSustainableRate
-	}
-	return sec.Bracket.Low
 }
 
 // capacityNote says how to read the capacity table.
