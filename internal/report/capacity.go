@@ -50,6 +50,15 @@ func groupCapacity(g Group) (c capacityOf, ok bool) {
 	return capacityOf{Rate: lowerBound(other), Text: fmt.Sprintf("≥ %s, %s", units.RateText(lowerBound(other), "req/s"), boundText(other))}, true
 }
 
+// lowerBound is what a search showed the service sustains at least: its answer at the ceiling,
+// else the highest passing rate.
+func lowerBound(sec *capacity.Record) float64 {
+	if sec.MaxSustainableRate != nil {
+		return *sec.MaxSustainableRate
+	}
+	return sec.Bracket.Low
+}
+
 // boundTexts say what a search that found no knee ran into, by its bound.
 var boundTexts = map[string]string{capacity.Generator: "generator-bound", capacity.Connections: "connection-starved",
 	capacity.Ceiling: "the ceiling", capacity.Service: "every step failed"}
