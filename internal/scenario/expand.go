@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,12 +96,12 @@ func (r Run) Param(name string) (any, bool) {
 // whether it has run yet.
 func (s *Suite) Peer(r Run, param string, value any) (Run, bool) {
 	for _, o := range s.Runs {
-		if o.Scenario != r.Scenario || o.Impl != r.Impl || o.Repeat != r.Repeat || o.Params[param] != value {
+		if o.Scenario != r.Scenario || o.Impl != r.Impl || o.Repeat != r.Repeat || !sameValue(o.Params[param], value) {
 			continue
 		}
 		same := len(o.Params) == len(r.Params)
 		for k, v := range r.Params {
-			if k != param && o.Params[k] != v {
+			if k != param && !sameValue(o.Params[k], v) {
 				same = false
 			}
 		}
@@ -109,6 +110,19 @@ func (s *Suite) Peer(r Run, param string, value any) (Run, bool) {
 		}
 	}
 	return Run{}, false
+}
+
+// sameValue reports whether two parameter values are equal; a Strings value ([]string) is not
+// comparable with ==.
+func sameValue(a, b any) bool {
+	if x, ok := a.([]string); ok {
+		y, ok := b.([]string)
+		return ok && slices.Equal(x, y)
+	}
+	if _, ok := b.([]string); ok {
+		return false
+	}
+	return a == b
 }
 
 // expand turns validated scenarios into runs and checks their ports.

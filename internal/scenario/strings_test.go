@@ -38,6 +38,9 @@ func TestStringsParamIsOneValue(t *testing.T) {
 		if r := s.Runs[0]; !r.Given["slo"] || r.Given["load"] || r.Params["load"] != "closed" {
 			t.Errorf("%s: given %v, params %v: want slo given, load its default", src, r.Given, r.Params)
 		}
+		if _, ok := s.Peer(s.Runs[0], "load", "closed"); !ok {
+			t.Errorf("%s: a run is its own peer by load: closed: the slo list compares", src)
+		}
 		if got, _ := s.Runs[0].Params["slo"].([]string); !slices.Equal(got, want) {
 			t.Errorf("%s: slo %#v, want %#v", src, s.Runs[0].Params["slo"], want)
 		}
