@@ -135,9 +135,9 @@ YAML
 	for impl in node-hello python-asyncio-hello; do
 		answers=$(jq -r '.capacity.max_sustainable_rate // "none"' "$OUT"/repeatability/*/repeatability."$impl"*.json | tr '\n' ' ')
 		for f in "$OUT"/repeatability/*/repeatability."$impl"*.json; do
-			printf '%s: %s\n' "$impl" "$(jq -r '"\(.capacity.bound): \(.capacity.steps | length) steps, \(.capacity.elapsed)"' "$f")"
+			printf '%s: %s\n' "$impl" "$(jq -r '"\(.capacity.bound): \(.capacity.steps | length) steps, \(.capacity.elapsed.text)"' "$f")"
 		done
-		verdict=FAIL
+		verdict=FAIL median=
 		if [[ $answers != *none* && -n $answers ]]; then
 			median=$(echo "$answers" | median)
 			awk -v m="$median" -v a="$answers" 'BEGIN { n = split(a, x, " "); for (i = 1; i <= n; i++) if (x[i] < 0.93 * m || x[i] > 1.07 * m) exit 1 }' && verdict=PASS
