@@ -311,3 +311,12 @@ func TestSearchMaxConnections(t *testing.T) {
 		t.Errorf("first step at 1,000 req/s within 1 s: %d connections, want the cap, 50", rec.Steps[0].Connections)
 	}
 }
+
+// TestJudgeAchievedShare: a step just short of 99% of its target fails, and says a share below 99%.
+func TestJudgeAchievedShare(t *testing.T) {
+	l := Latencies{P50: time.Millisecond, P99: 2 * time.Millisecond}
+	r := StepResult{Target: 400, Achieved: 395.98, Requests: 2000, Latency: l, Service: l}
+	if v, why := judge(p99Under20ms, r); v != Service || !strings.Contains(why, "(98.9%)") {
+		t.Errorf("verdict %s, why %q: want a service failure at 98.9%%", v, why)
+	}
+}
