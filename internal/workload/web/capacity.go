@@ -38,6 +38,16 @@ func sloText(v any) error {
 	return nil
 }
 
+// searchOnly refuses the parameters of load: max in a run of another load.
+func searchOnly(r scenario.Run) error {
+	for _, name := range []string{"slo", "start_rate", "ceiling"} {
+		if r.Given[name] {
+			return fmt.Errorf("%w: %s is a setting of load: max; add load: max or drop it", fail.ErrBadInput, name)
+		}
+	}
+	return nil
+}
+
 // IsMax reports whether r is a capacity search (load: max).
 func IsMax(r scenario.Run) bool {
 	load, _ := r.Params["load"].(string)

@@ -46,6 +46,10 @@ func TestSearchSettingsBadInput(t *testing.T) {
 			t.Errorf("%v: error %v, want bad input saying %q", params, err, name)
 		}
 	}
+	closed := scenario.Run{Params: map[string]any{"load": "closed", "slo": []string{"p99<1ms"}}, Given: map[string]bool{"slo": true}}
+	if err := searchOnly(closed); !errors.Is(err, fail.ErrBadInput) || !strings.Contains(err.Error(), "load: max") {
+		t.Errorf("slo with load: closed: %v", err)
+	}
 	if err := sloText("p99<1ms"); err != nil {
 		t.Error(err)
 	}

@@ -147,6 +147,9 @@ func measure(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Co
 	if IsMax(r) {
 		return search(ctx, r, cfg, m, e.Progress)
 	}
+	if err := searchOnly(r); err != nil {
+		return nil, err
+	}
 	return httpbench.Measure(ctx, cfg, m)
 }
 
