@@ -115,6 +115,12 @@ func section(route string, delay, work time.Duration, calls int64, res *engine.R
 // caseOf names the run's size for grouping (the route is its mode): "c10 n300", "c10 10s R500".
 func caseOf(r scenario.Run, rec *result.Record) string {
 	c, _ := r.Params["connections"].(int64)
+	if web.IsMax(r) { // the search's rate is its outcome, not its case; -c is its own only when set
+		if !r.Given["connections"] {
+			return "find-max"
+		}
+		return fmt.Sprintf("c%d find-max", c)
+	}
 	size := rec.Duration.Std().Round(time.Second).String()
 	if n, _ := r.Params["requests"].(int64); n > 0 && rec.LoadModel != "open" {
 		size = fmt.Sprintf("n%d", n)
