@@ -57,6 +57,7 @@ type Relay struct {
 	cfg                 Config
 	conns, turns, added atomic.Int64
 	up, down            atomic.Int64
+	wake                waker
 	wg                  sync.WaitGroup
 }
 
@@ -124,7 +125,7 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &
 type chunk struct {
 	buf     *[]byte
 	n       int
-	read    time.Time
+	read    time.Time // when it reached the relay's socket (the kernel's stamp where there is one)
 	due     time.Time
 	endTurn bool // the first chunk of an answer: it ends a turn
 }
@@ -145,14 +146,14 @@ func (l *link) upstream() {
 	defer closeWrite(l.svc)
 	buf := buffers.Get().(*[]byte)
 	defer buffers.Put(buf)
+	in := newStampedReader(l.client)
 	for used := false; ; {
-		n, err := l.client.Read(*buf)
+		n, read, err := in.Read(*buf)
 		if n > 0 {
 			if !used {
 				used = true
 				l.r.conns.Add(1)
 			}
-			read := time.Now()
 			first := !l.asked.Swap(true)
 			if _, werr := l.svc.Write((*buf)[:n]); werr != nil {
 				l.abort()
@@ -173,11 +174,12 @@ func (l *link) upstream() {
 // with nothing before it still waiting it writes itself, sparing deliver's thread a wake-up.
 func (l *link) downstream() {
 	defer close(l.queue)
+	in := newStampedReader(l.svc)
 	for {
 		buf := buffers.Get().(*[]byte)
-		n, err := l.svc.Read(*buf)
+		n, read, err := in.Read(*buf)
 		if n > 0 {
-			c := chunk{buf: buf, n: n, read: time.Now(), endTurn: l.asked.Swap(false)}
+			c := chunk{buf: buf, n: n, read: read, endTurn: l.asked.Swap(false)}
 			d := l.r.delay()
 			c.due = c.read.Add(d)
 			if c.endTurn {
@@ -199,13 +201,13 @@ func (l *link) downstream() {
 }
 
 // deliver writes each queued chunk to the client at its due time, in order, on a thread that
-// sleeps precisely; after a failed write it drops the rest.
+// sleeps precisely (waker); after a failed write it drops the rest.
 func (l *link) deliver() {
 	defer closeWrite(l.client)
 	preciseThread()
 	for c := range l.queue {
 		if !l.failed.Load() {
-			sleepUntil(c.due)
+			l.r.wake.until(c.due)
 		}
 		l.pass(c)
 		l.pending.Add(-1)
