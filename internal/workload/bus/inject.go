@@ -47,4 +47,5 @@ func (r *run) markProxies() {
 // and their processes; the injection among the parameters.
 func (r *run) recordProxies(rec *result.Record) {
 	r.proxies.RecordRun(rec, r.bus.CommandsHandled, rec.Duration.Std(), r.cfg.Inject)
+	inject.MarkCase(rec) // the bus sets no case of its own
 }

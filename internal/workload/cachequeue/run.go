@@ -8,6 +8,7 @@ import (
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -88,6 +89,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	if c.Consumer != nil {
 		rec.Case += " with its consumer"
 	}
+	inject.MarkCase(rec)
 
 	if !c.Counted {
 		return rec, fmt.Errorf("%w: %s", ErrCount, c.Detail)

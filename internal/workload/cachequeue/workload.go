@@ -26,7 +26,7 @@ func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: manifestSection,
 		Run: run, Verify: verify, Text: Text, Verified: verified,
-		Command: newCommand, Serve: serveCommands,
+		Command: newCommand, Serve: serveCommands, Tables: []workload.TableFunc{inject.SweepTable},
 		Roles: map[string]service.Role{RedisRole.Name: RedisRole, MemcachedRole.Name: MemcachedRole},
 	})
 }

@@ -50,4 +50,5 @@ func (e *external) markProxies() error {
 // injection among its parameters.
 func (e *external) recordProxies(rec *result.Record, accepted int64) {
 	e.proxies.RecordRun(rec, accepted, rec.Duration.Std(), e.inject)
+	inject.MarkCase(rec) // publish sets no case of its own
 }

@@ -20,7 +20,7 @@ const Name = "publish"
 
 func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary, Verified: verified,
-		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable, leftTable}, Roles: map[string]service.Role{"broker": BrokerRole},
+		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable, leftTable, inject.SweepTable}, Roles: map[string]service.Role{"broker": BrokerRole},
 		Command: newCommand, Serve: []func() *cobra.Command{newServeCommand}})
 }
 
