@@ -40,19 +40,19 @@ type sweepPoint struct {
 	inject           string // CaseOf
 	x                float64
 	rate, p99        float64            // operations/s; ms
-	turns, added     map[string]float64 // by service kind: r and L' (µs)
-	predicted        float64            // sync, with its 0 ms point: 1/(t0 + Σ r·(L' − L'₀)); 0 otherwise
+	turns, added, k  map[string]float64 // by service kind: r, L' (µs) and k (turns outstanding at once, at least 1)
+	predicted        float64            // sync, with its 0 ms point: 1/(t0 + Σ r·(L' − L'₀)/k); 0 otherwise
 }
 
 // SweepTable is the table of a workload's runs with injected latency (workload.TableFunc): at each
-// latency, each impl's rate and p99, the relay's r and L', for a sync impl the rate its 0 ms
+// latency, each impl's rate and p99, the relay's r, L' and k, for a sync impl the rate its 0 ms
 // point predicts and the measured rate over it, for an async one its rate over a sync one's; and
 // two charts against the latency, throughput (with each sync impl's prediction, dashed) and p99.
 func SweepTable(groups []workload.TableGroup) workload.Table {
 	pts := sweepPoints(groups)
 	t := workload.Table{Title: "Injected latency: throughput and p99 against the latency the relay added", Note: sweepNote,
-		Head: []string{"injected", "impl", "rate (/s)", "p99 (ms)", "r (turns/op)", "L' (µs/turn)", "predicted (/s)", "measured ÷ predicted", "async ÷ sync"},
-		Num:  []bool{false, false, true, true, true, true, true, true, false}}
+		Head: []string{"injected", "impl", "rate (/s)", "p99 (ms)", "r (turns/op)", "L' (µs/turn)", "k", "predicted (/s)", "measured ÷ predicted", "async ÷ sync"},
+		Num:  []bool{false, false, true, true, true, true, true, true, true, false}}
 	if len(pts) == 0 {
 		return t
 	}
@@ -67,7 +67,8 @@ func SweepTable(groups []workload.TableGroup) workload.Table {
 
 const sweepNote = "Each run's relay (iobench serve proxy) sat between the SUT and the service named, the 0 ms point " +
 	"included. r is the relay's turns (round trips) per operation, L' the latency it measured it added per turn, from " +
-	"each answer's arrival at its socket to the end of its write. A sync impl's prediction is 1/(t0 + Σ r·(L' − L'0)), " +
+	"each answer's arrival at its socket to the end of its write, k the most turns the SUT had outstanding at once " +
+	"(its sync workers waiting together: 1 for one consumer). A sync impl's prediction is 1/(t0 + Σ r·(L' − L'0)/k), " +
 	"t0 the time per operation at its 0 ms point and L'0 the relay's cost there; an async impl's rate is set over the " +
 	"same impl's sync mode where there is one, else over the fastest sync impl. Medians of the repeats."
 
@@ -81,21 +82,21 @@ func sweepPoints(groups []workload.TableGroup) []*sweepPoint {
 		r0 := g.Records[0]
 		inj := CaseOf(r0)
 		p := &sweepPoint{impl: g.Label, mode: r0.Mode, inject: inj, p99: g.P99.Median / 1000,
-			turns: map[string]float64{}, added: map[string]float64{}}
+			turns: map[string]float64{}, added: map[string]float64{}, k: map[string]float64{}}
 		p.line = strings.Join(slices.DeleteFunc([]string{g.Label, r0.Mode, strings.TrimSpace(strings.TrimSuffix(r0.Case, inj))},
 			func(s string) bool { return s == "" }), " ")
 		var rates []float64
-		perKind := map[string][2][]float64{}
+		perKind := map[string][3][]float64{}
 		for _, rec := range g.Records {
 			rates = append(rates, rec.Throughput.Mean)
 			for kind, e := range SectionOf(rec) {
 				v := perKind[kind]
-				perKind[kind] = [2][]float64{append(v[0], e.TurnsPerOp), append(v[1], e.AddedUSPerTurn)}
+				perKind[kind] = [3][]float64{append(v[0], e.TurnsPerOp), append(v[1], e.AddedUSPerTurn), append(v[2], float64(max(e.PeakInFlight, 1)))}
 			}
 		}
 		p.rate = stats.SpreadOf(rates).Median
 		for kind, v := range perKind {
-			p.turns[kind], p.added[kind] = stats.SpreadOf(v[0]).Median, stats.SpreadOf(v[1]).Median
+			p.turns[kind], p.added[kind], p.k[kind] = stats.SpreadOf(v[0]).Median, stats.SpreadOf(v[1]).Median, stats.SpreadOf(v[2]).Median
 		}
 		for _, e := range SectionOf(r0) {
 			p.x += float64(e.LatencyUS) / 1000
@@ -116,25 +117,25 @@ func predict(pts []*sweepPoint) {
 		base := pts[i]
 		extra := 0.0 // µs per operation beyond the 0 ms point's
 		for kind, r := range p.turns {
-			extra += r * (p.added[kind] - base.added[kind])
+			extra += r * (p.added[kind] - base.added[kind]) / p.k[kind]
 		}
 		p.predicted = 1 / (1/base.rate + extra/1e6)
 	}
 }
 
 func (p *sweepPoint) row(pts []*sweepPoint) []string {
-	var kinds, turns, added []string
+	var turns, added, k []string
 	for _, kind := range slices.Sorted(maps.Keys(p.turns)) {
-		kinds = append(kinds, kind)
 		turns = append(turns, fmt.Sprintf("%.2f", p.turns[kind]))
 		added = append(added, fmt.Sprintf("%.0f", p.added[kind]))
+		k = append(k, fmt.Sprintf("%g", p.k[kind]))
 	}
 	pred, ratio := "–", "–"
 	if p.predicted > 0 {
 		pred, ratio = fmt.Sprintf("%.1f", p.predicted), fmt.Sprintf("%.2f", p.rate/p.predicted)
 	}
 	return []string{p.inject, p.line, fmt.Sprintf("%.1f", p.rate), fmt.Sprintf("%.2f", p.p99),
-		strings.Join(turns, " "), strings.Join(added, " "), pred, ratio, p.overSync(pts)}
+		strings.Join(turns, " "), strings.Join(added, " "), strings.Join(k, " "), pred, ratio, p.overSync(pts)}
 }
 
 // overSync is an async point's rate over a sync one's at the same injection: the same impl's

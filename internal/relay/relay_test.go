@@ -293,3 +293,41 @@ func TestArrivalStamp(t *testing.T) {
 		t.Errorf("stamped %v before the read returned, want about %v", held, wait)
 	}
 }
+
+// TestPeakInFlight: two connections waiting on the service together make a peak of 2, and a
+// Stats call starts the peak again from the turns outstanding then (none).
+func TestPeakInFlight(t *testing.T) {
+	up := relaytest.Server(t, func(c net.Conn) {
+		b := make([]byte, 1)
+		for {
+			if _, err := c.Read(b); err != nil {
+				return
+			}
+			time.Sleep(30 * time.Millisecond) // both requests are outstanding meanwhile
+			_, _ = c.Write(b)
+		}
+	})
+	r, addr := start(t, Config{Upstream: up})
+	done := make(chan error, 2)
+	for range 2 {
+		c := dial(t, addr)
+		go func() {
+			_, err := c.Write([]byte{'x'})
+			if err == nil {
+				_, err = io.ReadFull(c, make([]byte, 1))
+			}
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := settled(r); s.Peak != 2 || s.Turns != 2 {
+		t.Errorf("peak %d over %d turns, want 2 and 2", s.Peak, s.Turns)
+	}
+	if s := r.Stats(); s.Peak != 0 {
+		t.Errorf("peak %d after a Stats call with nothing outstanding, want 0", s.Peak)
+	}
+}
