@@ -50,13 +50,14 @@ type sweepPoint struct {
 // two charts against the latency, throughput (with each sync impl's prediction, dashed) and p99.
 func SweepTable(groups []workload.TableGroup) workload.Table {
 	pts := sweepPoints(groups)
-	t := workload.Table{Title: "Injected latency: throughput and p99 against the latency the relay added", Note: sweepNote,
+	t := workload.Table{Note: sweepNote,
 		Head: []string{"injected", "impl", "rate (/s)", "p99 (ms)", "r (turns/op)", "L' (µs/turn)", "k", "predicted (/s)", "measured ÷ predicted", "async ÷ sync"},
 		Num:  []bool{false, false, true, true, true, true, true, true, true, false}}
 	if len(pts) == 0 {
 		return t
 	}
 	t.ID = "inject-" + groups[0].Workload
+	t.Title = "Injected latency (" + groups[0].Workload + "): throughput and p99 against the latency the relay added"
 	predict(pts)
 	for _, p := range pts {
 		t.Rows = append(t.Rows, p.row(pts))
@@ -141,7 +142,7 @@ func (p *sweepPoint) row(pts []*sweepPoint) []string {
 // overSync is an async point's rate over a sync one's at the same injection: the same impl's
 // sync mode where there is one, else the fastest sync impl; "–" for a sync point or none.
 func (p *sweepPoint) overSync(pts []*sweepPoint) string {
-	if p.mode != "async" {
+	if !strings.HasPrefix(p.mode, "async") { // fanout's async and async-overlap
 		return "–"
 	}
 	var best *sweepPoint
