@@ -122,5 +122,5 @@ print(f"  added per turn: median {m:.0f} µs (each: {', '.join(f'{a:.0f}' for a 
 print(f"  relay CPU per 1,000 requests: median {statistics.median(cpu):.1f} ms (r {statistics.median(r['inject']['redis']['turns_per_op'] for r in relay):.2f} turns per request)")
 for p in (50, 99):
     d, w = statistics.median(pct(r, p) for r in direct), statistics.median(pct(r, p) for r in relay)
-    print(f"  p{p}: {d:.0f} µs without, {w:.0f} µs with the relay (+{w - d:.0f} µs)")
+    print(f"  p{p}: {d:.0f} µs without, {w:.0f} µs with the relay ({w - d:+.0f} µs)")
 PY
