@@ -82,7 +82,7 @@ for impl in ("go-bus", "php-messenger"):
         mark = "ok" if 0.85 <= ratio <= 1.10 else "MISSED"
         ok &= mark == "ok"
         print(f"  +{lat / 1000:g} ms: {rate(recs):.1f}/s, r {r_(recs):.2f}, L' {added(recs):.0f} µs: predicted {pred:.1f}/s, "
-              f"measured ÷ predicted {ratio:.3f} ({mark}; 0.85-1.10, {len(recs)} repeats)")
+              f"measured ÷ predicted {ratio:.3f} ({mark}; 0.85-1.10; medians of {len(recs)} repeat(s))")
 s, a = pts.get(("go-bus", "sync", 5000)), pts.get(("go-bus", "async", 5000))
 if s and a:
     x = rate(a) / rate(s)
