@@ -75,6 +75,9 @@ func Lines(rec *result.Record) []string {
 		if e.Connections == 1 {
 			conns = "connection"
 		}
+		if e.PeakInFlight > 0 {
+			conns += fmt.Sprintf(", at most %d outstanding at once", e.PeakInFlight)
+		}
 		out = append(out, fmt.Sprintf("injected: %s through iobench's relay: it added %.0f µs per turn; %.2f turns per operation (%d turns, %d %s)",
 			asked, e.AddedUSPerTurn, e.TurnsPerOp, e.Turns, e.Connections, conns))
 	}
