@@ -220,11 +220,16 @@ func (l *link) downstream() {
 }
 
 // deliver writes each queued chunk to the client at its due time, in order, on a thread that
-// sleeps precisely (waker); after a failed write it drops the rest.
+// sleeps precisely (waker), taken at the first chunk it must wait for; after a failed write it
+// drops the rest.
 func (l *link) deliver() {
 	defer closeWrite(l.client)
-	preciseThread()
+	release, locked := func() {}, false
+	defer func() { release() }()
 	for c := range l.queue {
+		if !locked && time.Until(c.due) > 0 {
+			release, locked = preciseThread(), true
+		}
 		if !l.failed.Load() {
 			l.r.wake.until(c.due)
 		}

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// maxLead bounds how early a writer wakes before a chunk's due time.
-const maxLead = 300 * time.Microsecond
+// maxLead bounds how early a writer wakes before a chunk's due time, hence what it may spin per
+// chunk: past it, a late wake-up is the machine's, and the relay's measure (from each chunk's
+// arrival to the end of its write) still holds it.
+const maxLead = 50 * time.Microsecond
 
 // waker wakes writers at their chunks' due times, neither early nor, on average, late: a thread
 // woken from a sleep comes back some tens of µs after the time it asked for (more on a busy
