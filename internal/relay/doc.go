@@ -6,8 +6,8 @@
 // a uniform jitter, in the order it came, by a writer of its own per connection. Its arrival is
 // the kernel's receive stamp (SO_TIMESTAMPNS), not the later return of the read; the writer
 // sleeps with nanosleep on a thread whose timer slack is 1 ns (the Go runtime's timers wake up to
-// a millisecond late), wakes early by the recent mean of its wake-ups' lateness and spins the
-// rest (waker), so the write leaves at the due time. A chunk due at once (L = 0) with none before
+// a millisecond late), wakes early by the recent mean of its wake-ups' lateness (at most 50 µs)
+// and spins the rest (waker), so the write leaves at the due time. A chunk due at once (L = 0) with none before
 // it waiting is written by its reader. Chunks flowing upstream pass at once, so a pipelined stream
 // stays pipelined.
 //
