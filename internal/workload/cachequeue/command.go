@@ -9,6 +9,7 @@ import (
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -23,9 +24,10 @@ type Options struct {
 	Duration    time.Duration
 	Warmup      time.Duration
 	Timeout     time.Duration
-	Rate        float64 // open loop, requests per second; 0: closed loop
-	Consumers   bool    // run the impl's consumer of the route beside it, if it declares one
-	Engine      string  // the generator's engine (engine.Config.Engine); "" for the default
+	Rate        float64  // open loop, requests per second; 0: closed loop
+	Consumers   bool     // run the impl's consumer of the route beside it, if it declares one
+	Engine      string   // the generator's engine (engine.Config.Engine); "" for the default
+	Inject      []string // --inject, as inject.ParseAll reads them
 	Command     []string
 	OnSecond    func(engine.Snapshot)
 }
@@ -40,7 +42,11 @@ func (o Options) Check() error {
 	if _, err := hb.Config(); err != nil {
 		return fail.BadInput("%v", err)
 	}
-	return nil
+	specs, err := inject.ParseAll(o.Inject)
+	if err == nil {
+		_, err = inject.Resolve(specs, injectUses(o.Route), "the impl") // the route's store is the only one it delays
+	}
+	return err
 }
 
 // RunOne measures one route of target as a one-run suite would: the stores (the environment's,
@@ -62,6 +68,9 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 	}
 	if o.Engine != "" {
 		params["engine"] = o.Engine
+	}
+	if len(o.Inject) > 0 {
+		params[inject.Param] = strings.Join(o.Inject, ";")
 	}
 	if o.Rate > 0 {
 		params["load"], params["rate"] = "open", o.Rate

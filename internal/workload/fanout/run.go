@@ -11,6 +11,7 @@ import (
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/sut"
@@ -82,6 +83,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	rec.Processes = append(rec.Processes, result.NewProcess("upstream", "service", up.p.PID(), up.p.Usage(), time.Since(up.marked)))
 	recordProxies(rec, proxies, calls-base, r)
 	rec.Mode, rec.Case = ModeOf(route), caseOf(r, rec)
+	inject.MarkCase(rec)
 	f := section(route, delay, work, calls-base, res)
 	rec.SetSection(Name, f)
 	if route != "/sync" {

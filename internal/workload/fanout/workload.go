@@ -30,7 +30,7 @@ func init() {
 			}
 			return 0, false
 		}},
-		Tables:  []workload.TableFunc{overlapTable},
+		Tables:  []workload.TableFunc{overlapTable, inject.SweepTable},
 		Command: newCommand, Serve: serveCommands,
 	})
 }
