@@ -6,12 +6,17 @@
 #   guard: against `iobench serve hello`, the generator pinned to a CPU shared with two busy loops,
 #     the search must say generator-bound and report no service capacity;
 #   starved: against `iobench serve upstream --delay 10ms` with -c 2 and --slo 'p99<1s', the search
-#     must say connection-starved near 200 req/s with the -c it needed, not a capacity of 200.
-# The server and the generator are pinned to CPUs of their own with taskset.
+#     must say connection-starved near 200 req/s with the -c it needed, not a capacity of 200;
+#   repeatability: node-hello:keep-alive and python-asyncio-hello, started from their manifests by
+#     `iobench run` as any suite starts them (a load: max scenario written to $OUT, each impl
+#     started once per search), SEARCHES searches each (3 unless given) at p99 < 10 ms with the
+#     --find-max defaults (1 s warm-up, 5 s steps): every answer within ±7% of the impl's median.
+# The server and the generator are pinned to CPUs of their own (taskset, or the scenario's cpus:).
 #
 #   bash bench/find-max.sh                         # accuracy: R = 2000 and 20000, 5 searches each
 #   RATES="2000" SEARCHES=1 bash bench/find-max.sh # a smoke test
 #   MARKS="guard starved" bash bench/find-max.sh
+#   MARKS=repeatability bash bench/find-max.sh    # about 12 minutes; SEARCHES=1 for a smoke test
 #
 # Prints one line per search (R, the answer, its error against R, the steps, the seconds, the
 # result line) and a verdict per R (and per other mark). Records go to $OUT (default
@@ -23,6 +28,7 @@ set -euo pipefail
 
 MARKS=${MARKS:-accuracy}
 RATES=${RATES:-"2000 20000"}
+SEARCHES_GIVEN=${SEARCHES:-}
 SEARCHES=${SEARCHES:-5}
 SLO=${SLO:-p99<20ms}
 SUT_CPU=${SUT_CPU:-0}
@@ -111,10 +117,39 @@ starved() {
 	echo "starved: connection-starved near 200 req/s with the -c it needed: $verdict"
 }
 
+# repeatability: SEARCHES searches of each impl, every answer within ±7% of the impl's median.
+repeatability() {
+	local n=${REPEAT_SEARCHES:-3} scen=$OUT/repeatability.yaml impl answers median
+	[[ ${SEARCHES_GIVEN:-} ]] && n=$SEARCHES
+	cat >"$scen" <<YAML
+name: repeatability
+workload: hello
+impls: [node-hello:keep-alive, python-asyncio-hello]
+params: {load: max, slo: ["p99<10ms"], threads: 1}
+cpus: {generator: "$GEN_CPU", sut: "$SUT_CPU"}
+repeats: $n
+warmup: 1s
+duration: 5s
+YAML
+	bin/iobench run "$scen" --results "$OUT/repeatability" --quiet >"$OUT/repeatability.log" 2>&1 || true
+	for impl in node-hello python-asyncio-hello; do
+		answers=$(jq -r '.capacity.max_sustainable_rate // "none"' "$OUT"/repeatability/*/repeatability."$impl"*.json | tr '\n' ' ')
+		for f in "$OUT"/repeatability/*/repeatability."$impl"*.json; do
+			printf '%s: %s\n' "$impl" "$(jq -r '"\(.capacity.bound): \(.capacity.steps | length) steps, \(.capacity.elapsed.text)"' "$f")"
+		done
+		verdict=FAIL median=
+		if [[ $answers != *none* && -n $answers ]]; then
+			median=$(echo "$answers" | median)
+			awk -v m="$median" -v a="$answers" 'BEGIN { n = split(a, x, " "); for (i = 1; i <= n; i++) if (x[i] < 0.93 * m || x[i] > 1.07 * m) exit 1 }' && verdict=PASS
+		fi
+		echo "repeatability $impl: answers $answers(median ${median:-none}): every one within ±7% of the median: $verdict"
+	done
+}
+
 for mark in $MARKS; do
 	case $mark in
-	accuracy | guard | starved) "$mark" ;;
-	*) echo "bench/find-max.sh: MARKS: $mark is not a mark; use accuracy, guard or starved" >&2; exit 2 ;;
+	accuracy | guard | starved | repeatability) "$mark" ;;
+	*) echo "bench/find-max.sh: MARKS: $mark is not a mark; use accuracy, guard, starved or repeatability" >&2; exit 2 ;;
 	esac
 done
 echo "records: $OUT"

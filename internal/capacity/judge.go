@@ -57,7 +57,8 @@ func judge(slos []SLO, r StepResult) (verdict, why string) {
 		}
 	}
 	if ratio := units.Div(r.Achieved, r.Target); ratio < minAchieved {
-		broken = append(broken, fmt.Sprintf("achieved %s of %s req/s (%.1f%%)", units.RateText(r.Achieved, ""), units.RateText(r.Target, ""), 100*ratio))
+		// floored, so that a share just under 99% does not read as 99.0%
+		broken = append(broken, fmt.Sprintf("achieved %s of %s req/s (%.1f%%)", units.RateText(r.Achieved, ""), units.RateText(r.Target, ""), math.Floor(1000*ratio)/10))
 	}
 	if len(broken) == 0 {
 		return Pass, strings.Join(held, ", ")

@@ -132,8 +132,8 @@ func (c *Config) validateHTTP2() error {
 		return errors.New("--streams and HTTP/2 need keep-alive connections; drop --no-keepalive")
 	case c.Engine == EngineGoroutine:
 		return errors.New("HTTP/2 runs on the event loop only; drop --engine goroutine")
-	case c.Expect.Body != nil || c.Timing != "":
-		return errors.New("--expect-body and Server-Timing are not read over HTTP/2 yet; drop them or use HTTP/1.1")
+	case c.Timing != "":
+		return errors.New("Server-Timing is not read over HTTP/2 yet; drop it or use HTTP/1.1")
 	}
 	return nil
 }

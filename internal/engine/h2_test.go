@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -177,6 +178,44 @@ func TestH2SettingsChangeMidRun(t *testing.T) {
 		}
 		if res.HTTP2.StreamsAllowed != 4 || res.HTTP2.FramesSent["ping"] != 1 {
 			t.Errorf("http2 section %+v; want streams capped to 4 and one PING answered", res.HTTP2)
+		}
+	})
+}
+
+// TestH2ExpectBody checks every response body against --expect-body: bodies of 40,000 x's and
+// "end" come in three DATA frames each, interleaved with the other streams' (each stream is
+// answered by a goroutine of its own), so a stream whose body took another's bytes, or kept the
+// last response's, would not match. A pattern for the whole body passes every response; another
+// end fails every one as an expect error.
+func TestH2ExpectBody(t *testing.T) {
+	for _, tc := range []struct {
+		pattern string
+		ok      int64
+	}{{"^x+end$", 60}, {"^x+END$", 0}} {
+		eachH2(t, h2wiretest.Script{Body: 40000, BodyEnd: "end"}, func(t *testing.T, s h2srv) {
+			res := h2run(t, s, 2, 8, 60, func(c *Config) { c.Expect.Body = regexp.MustCompile(tc.pattern) })
+			noViolations(t, s.st)
+			if res.Succeeded != tc.ok || res.Errors[ErrExpect] != 60-tc.ok || res.HTTP2.FramesReceived["data"] < 3*60 || res.BytesRead < 60*40003 {
+				t.Errorf("%s: succeeded %d, expect errors %d, %d DATA frames, %d bytes read (errors %v); want %d, %d, 180 frames and 60 bodies or more",
+					tc.pattern, res.Succeeded, res.Errors[ErrExpect], res.HTTP2.FramesReceived["data"], res.BytesRead, res.Errors, tc.ok, 60-tc.ok)
+			}
+		})
+	}
+}
+
+// TestH2WindowLoweredMidRun has the server lower its initial stream window from 1,000 to 50
+// bytes after the 20th stream, while 3,000-byte bodies go out 1,000 bytes per window: the client
+// must shrink its open streams' windows by the difference (below zero if need be) and send
+// within 50 bytes per stream from then on.
+func TestH2WindowLoweredMidRun(t *testing.T) {
+	eachH2(t, h2wiretest.Script{InitialWindow: 1000, SettingsAfter: 20, Window2: 50}, func(t *testing.T, s h2srv) {
+		res := h2run(t, s, 1, 4, 80, func(c *Config) {
+			c.Request = httpload.RequestSpec{Method: "POST", Target: c.Target, Body: []byte(strings.Repeat("b", 3000))}.Build()
+		})
+		noViolations(t, s.st)
+		if res.Succeeded != 80 || s.st.SettingsAcks.Load() != 2 || res.HTTP2.FramesSent["data"] < (80-24)*60 {
+			t.Fatalf("succeeded %d, %d SETTINGS acknowledged, %d DATA frames sent (errors %v); want 80, 2, and the bodies after the change in 50-byte frames",
+				res.Succeeded, s.st.SettingsAcks.Load(), res.HTTP2.FramesSent["data"], res.Errors)
 		}
 	})
 }

@@ -129,3 +129,26 @@ func TestCoalescingLoopAllocs(t *testing.T) {
 		t.Errorf("the coalescing loop allocates %.4f times per request, want 0", perRequest)
 	}
 }
+
+// TestDeepClosedLoopCoalesces runs a closed loop with coalesceDeep requests in flight or more
+// (10 connections pipelining 16 deep) and one with fewer (4 deep): the first coalesces, the
+// second blocks in epoll, and each answers every request once.
+func TestDeepClosedLoopCoalesces(t *testing.T) {
+	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error { return rawhttp.Serve(ctx, ln, helloRaw) })
+	for _, tc := range []struct {
+		depth     int
+		coalesced bool
+	}{{16, true}, {4, false}} {
+		cfg := config(t, EngineLoop, url+"/")
+		cfg.Connections, cfg.Threads, cfg.Pipeline, cfg.Requests = 10, 1, tc.depth, 5000
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("depth %d: coalesced %v, %d succeeded, p50 %.0fus", tc.depth, res.Coalesced, res.Succeeded, res.Latency.Quantile(50))
+		if res.Coalesced != tc.coalesced || res.Succeeded != 5000 || res.Latency.Count() != 5000 || len(res.Errors) != 0 {
+			t.Errorf("depth %d: coalesced %v, %d succeeded, %d latencies, errors %v; want coalesced %v and 5,000 answered once",
+				tc.depth, res.Coalesced, res.Succeeded, res.Latency.Count(), res.Errors, tc.coalesced)
+		}
+	}
+}

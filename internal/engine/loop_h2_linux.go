@@ -43,8 +43,9 @@ type h2conn struct {
 	peerInit  int64 // the server's initial stream window
 	maxFrame  int   // the largest frame payload the server accepts
 	hpack     hpackState
-	peerHPACK uint32 // the server's HPACK table size (SETTINGS_HEADER_TABLE_SIZE)
-	unacked   int64  // DATA bytes received on the connection and not yet granted back
+	peerHPACK uint32   // the server's HPACK table size (SETTINGS_HEADER_TABLE_SIZE)
+	bodies    [][]byte // each stream slot's response body, kept for --expect-body; nil when not kept
+	unacked   int64    // DATA bytes received on the connection and not yet granted back
 	hdr       [h2wire.HeaderLen]byte
 }
 
@@ -73,12 +74,18 @@ type h2stream struct {
 // errNoStatus ends a stream that ended without a response status.
 var errNoStatus = errors.New("h2: a stream ended without a response status")
 
-func newH2Conn(streams int) *h2conn {
+// newH2Conn makes a connection's state for streams streams at once; keepBodies keeps each
+// response's body for checking (Config.Expect.Body).
+func newH2Conn(streams int, keepBodies bool) *h2conn {
 	slots := 4
 	for slots < 2*streams {
 		slots *= 2
 	}
-	return &h2conn{out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams), slotOf: make([]int32, slots)}
+	h := &h2conn{out: make([]byte, 0, 4096), dec: h2wire.NewStatusDecoder(), streams: make([]h2stream, streams), slotOf: make([]int32, slots)}
+	if keepBodies {
+		h.bodies = make([][]byte, streams)
+	}
+	return h
 }
 
 // h2open begins a new connection: the preface, SETTINGS (no push, no HPACK dynamic table, so
@@ -122,7 +129,11 @@ func (l *loop) h2write(c *loopConn, now time.Time) bool {
 // timed from now, when it is sent (from its intended start too in an open loop).
 func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
 	h := c.h2
-	s := h.free(h.nextID)
+	i := h.free(h.nextID)
+	s := &h.streams[i]
+	if h.bodies != nil {
+		h.bodies[i] = h.bodies[i][:0]
+	}
 	q.sent = l.ns(now)
 	if c.pacer == nil {
 		q.intended = q.sent
@@ -158,32 +169,40 @@ func (l *loop) headersFrame(h *h2conn) []byte {
 
 // free returns a free stream slot for stream id, and notes it for find; there is one, as
 // active < limit <= len(streams).
-func (h *h2conn) free(id uint32) *h2stream {
+func (h *h2conn) free(id uint32) int {
 	for i := range h.streams {
 		if h.streams[i].id == 0 {
 			h.slotOf[(id/2)&uint32(len(h.slotOf)-1)] = int32(i)
-			return &h.streams[i]
+			return i
 		}
 	}
 	panic("h2: no free stream slot") // a bug: active counts the slots in use
 }
 
-// find returns the open stream id, or nil. Its slot is noted by its sequence number, in a table
-// twice the streams open at once or more: only a stream that outlived as many later ones finds
-// its note overwritten, and is then searched for.
+// find returns the open stream id, or nil.
 func (h *h2conn) find(id uint32) *h2stream {
-	if id == 0 {
-		return nil
+	if i := h.slot(id); i >= 0 {
+		return &h.streams[i]
 	}
-	if s := &h.streams[h.slotOf[(id/2)&uint32(len(h.slotOf)-1)]]; s.id == id {
-		return s
+	return nil
+}
+
+// slot returns the slot of the open stream id, or -1. It is noted by the stream's sequence
+// number, in a table twice the streams open at once or more: only a stream that outlived as many
+// later ones finds its note overwritten, and is then searched for.
+func (h *h2conn) slot(id uint32) int {
+	if id == 0 {
+		return -1
+	}
+	if i := h.slotOf[(id/2)&uint32(len(h.slotOf)-1)]; h.streams[i].id == id {
+		return int(i)
 	}
 	for i := range h.streams {
 		if h.streams[i].id == id {
-			return &h.streams[i]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 func (h *h2conn) close(s *h2stream) {
@@ -377,18 +396,25 @@ func (l *loop) h2data(c *loopConn, fh h2wire.Header, payload []byte) error {
 		l.h2s.sent[h2wire.TypeWindowUpdate]++
 		h.unacked = 0
 	}
-	s := h.find(fh.Stream)
-	if s == nil {
+	i := h.slot(fh.Stream)
+	if i < 0 {
 		return nil // a stream this client reset (timed out) or that ended: its data is dropped
 	}
+	s := &h.streams[i]
 	data, ok := h2wire.Unpad(fh, payload)
 	if !ok {
 		return errors.New("h2: DATA padded beyond its length")
 	}
 	s.read += h2wire.HeaderLen + n
 	s.bodyLen += int64(len(data))
+	if h.bodies != nil {
+		var err error
+		if h.bodies[i], err = httpload.KeepBody(h.bodies[i], data); err != nil {
+			return err
+		}
+	}
 	if fh.Flags&h2wire.FlagEndStream != 0 {
-		l.h2done(c, s)
+		l.h2done(c, i)
 		return nil
 	}
 	if s.unacked += int32(n); s.unacked >= h2StreamWindow/2 {
@@ -406,22 +432,25 @@ func (l *loop) h2headers(c *loopConn, id uint32, block []byte, size int, end boo
 	if err != nil {
 		return fmt.Errorf("h2: header block: %v", err)
 	}
-	s := c.h2.find(id)
-	if s == nil {
+	i := c.h2.slot(id)
+	if i < 0 {
 		return nil
 	}
+	s := &c.h2.streams[i]
 	s.read += h2wire.HeaderLen + int64(size)
 	if s.status == 0 && (status >= 200 || status == 101) {
 		s.status = int32(status)
 	}
 	if end {
-		l.h2done(c, s)
+		l.h2done(c, i)
 	}
 	return nil
 }
 
-// h2done ends a stream the server ended: a response, or a read error when it had no status.
-func (l *loop) h2done(c *loopConn, s *h2stream) {
+// h2done ends the stream in slot i, which the server ended: a response (with its body when kept),
+// or a read error when it had no status.
+func (l *loop) h2done(c *loopConn, i int) {
+	s := &c.h2.streams[i]
 	now := l.r.clock.Now()
 	var resp httpload.Response
 	var err error
@@ -429,6 +458,9 @@ func (l *loop) h2done(c *loopConn, s *h2stream) {
 		err = httpload.Fail(errNoStatus)
 	} else {
 		resp = httpload.Response{Status: int(s.status), KeepAlive: true, Read: s.read, BodyLen: s.bodyLen}
+		if c.h2.bodies != nil {
+			resp.Body = c.h2.bodies[i]
+		}
 	}
 	done := answeredAt(c, l.r.start.Add(time.Duration(s.q.sent)), now)
 	l.freeing(c, done)

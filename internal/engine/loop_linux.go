@@ -296,7 +296,7 @@ func (l *loop) setup() {
 		c := &l.conns[i]
 		c.inflight.ring = make([]inflight, l.depth)
 		if cfg.HTTP2 {
-			c.h2 = newH2Conn(l.depth)
+			c.h2 = newH2Conn(l.depth, cfg.Expect.Body != nil)
 			if l.h2in == nil {
 				l.h2in = make([]byte, h2ReadBuf)
 			}

@@ -72,7 +72,8 @@ type Result struct {
 	// not the one asked for, or is empty.
 	Engine, EngineNote string
 	// Coalesced reports that the event loop coalesced its wake-ups and timed answers by the
-	// kernel's receive timestamps (an open loop of coalesceRate per thread or more).
+	// kernel's receive timestamps (an open loop of coalesceRate per thread or more, or a closed
+	// one with coalesceDeep requests in flight per thread or more: see coalesces).
 	Coalesced bool
 }
 

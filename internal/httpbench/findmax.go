@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/capacity"
+	"github.com/iobench/iobench/internal/cpuprobe"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
@@ -18,8 +19,13 @@ const maxRest = 10 * time.Second
 // FindMax runs a capacity search (package capacity) on cfg's target: each step an open loop of
 // cfg at the step's rate and connections, s.Warmup then s.StepDuration. The record is the one
 // of the step at the answer (else of the highest passing step, else of the last), with the
-// search in its capacity section; progress sees each step as it ends.
+// search in its capacity section, the generator's cost and how busy the machine was over that
+// step, and the machine's speed before the search (cpuprobe); progress sees
+// each step as it ends. m.Result, when set, sees that step's engine result once the search has
+// ended, its Answered and Unanswered summed over every step (what a service counted over the
+// whole search lies between them).
 func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta, progress func(capacity.StepRecord)) (*result.Record, error) {
+	probe := cpuprobe.Run()
 	cfg.Warmup, cfg.Duration, cfg.Requests, cfg.Drain, cfg.OnSecond = s.Warmup.Std(), s.StepDuration.Std(), 0, false, nil
 	st := &stepper{base: cfg}
 	s.Rest = rest
@@ -27,12 +33,18 @@ func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta
 	if err != nil {
 		return nil, err
 	}
-	res, at := st.representative(sec)
-	if res == nil {
+	i := st.representative(sec)
+	if i < 0 {
 		return nil, ctx.Err()
+	}
+	res, at, cost := st.results[i], st.configs[i], st.costs[i]
+	if m.Result != nil {
+		m.Result(st.summed(res))
 	}
 	rec := newRecord(m, at)
 	res.Fill(rec, at)
+	rec.CPUProbe, rec.MachineCPU = cpuprobe.Micros(probe), cost.busy
+	rec.Processes = append(rec.Processes, result.NewProcess(m.generatorName(), "generator", os.Getpid(), cost.used, cost.wall))
 	rec.Parameters["engine"] = res.Engine
 	rec.Parameters["find_max"] = true
 	rec.Parameters["slo"] = strings.Join(sec.SLO, " ")
@@ -55,6 +67,14 @@ type stepper struct {
 	base    engine.Config
 	results []*engine.Result
 	configs []engine.Config
+	costs   []stepCost
+}
+
+// stepCost is the generator's cost over a step's window, and how busy the machine was.
+type stepCost struct {
+	used procstat.Usage
+	busy float64
+	wall time.Duration
 }
 
 // step is the search's StepFunc: one open-loop run, measured over its window.
@@ -67,8 +87,9 @@ func (st *stepper) step(ctx context.Context, rate float64, conns int) (capacity.
 	if err != nil {
 		return capacity.StepResult{}, err
 	}
-	used, _, wall := meters.take()
+	used, busy, wall := meters.take()
 	st.results, st.configs = append(st.results, res), append(st.configs, cfg)
+	st.costs = append(st.costs, stepCost{used, busy, wall})
 	return stepResult(res, rate, used, wall, meters.schedDelay()), nil
 }
 
@@ -102,22 +123,30 @@ func latencies(h interface {
 	return capacity.Latencies{P50: us(h.Quantile(50)), P99: us(h.Quantile(99)), P999: us(h.Quantile(99.9)), Max: us(h.Max())}
 }
 
-// representative returns the engine result and configuration the record is filled from: the
-// last step at the answer, else at the highest passing rate, else the last step.
-func (st *stepper) representative(sec *capacity.Record) (*engine.Result, engine.Config) {
+// representative returns the index of the step the record is filled from: the last step at the
+// answer, else at the highest passing rate, else the last step; -1 when none ran.
+func (st *stepper) representative(sec *capacity.Record) int {
 	want := sec.Bracket.Low
 	if sec.MaxSustainableRate != nil {
 		want = *sec.MaxSustainableRate
 	}
 	for i := len(sec.Steps) - 1; i >= 0 && i < len(st.results); i-- {
 		if s := sec.Steps[i]; s.Verdict == capacity.Pass && s.TargetRate == want {
-			return st.results[i], st.configs[i]
+			return i
 		}
 	}
-	if n := len(st.results); n > 0 {
-		return st.results[n-1], st.configs[n-1]
+	return len(st.results) - 1
+}
+
+// summed is a copy of res with Answered and Unanswered summed over every step of the search.
+func (st *stepper) summed(res *engine.Result) *engine.Result {
+	sum := *res
+	sum.Answered, sum.Unanswered = 0, 0
+	for _, r := range st.results {
+		sum.Answered += r.Answered
+		sum.Unanswered += r.Unanswered
 	}
-	return nil, st.base
+	return &sum
 }
 
 // rest pauses after a failing step for as long as the slowest answer the service gave from the

@@ -49,17 +49,21 @@ func Measure(ctx context.Context, cfg engine.Config, m Meta) (*result.Record, er
 	if m.Result != nil {
 		m.Result(res)
 	}
-	name := m.Generator
-	if name == "" {
-		name = "iobench"
-	}
-	rec.Processes = append(rec.Processes, result.NewProcess(name, "generator", os.Getpid(), used, wall))
+	rec.Processes = append(rec.Processes, result.NewProcess(m.generatorName(), "generator", os.Getpid(), used, wall))
 	rec.MachineCPU, rec.CPUProbe = busy, cpuprobe.Micros(probe)
 	rec.Warnings = engine.Warnings(rec, engine.Usage{CPU: used.CPU(), Wall: wall, Threads: cfg.Threads, Cores: runtime.NumCPU(), Planned: plannedDuration(cfg)})
 	if res.EngineNote != "" {
 		rec.Warnings = append(rec.Warnings, res.EngineNote)
 	}
 	return rec, nil
+}
+
+// generatorName is the generator's name in the record: m.Generator, "iobench" by default.
+func (m Meta) generatorName() string {
+	if m.Generator == "" {
+		return "iobench"
+	}
+	return m.Generator
 }
 
 func newRecord(m Meta, cfg engine.Config) *result.Record {

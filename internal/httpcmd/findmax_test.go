@@ -56,6 +56,12 @@ func TestFindMaxKnownCapacity(t *testing.T) {
 	if rec.Parameters["find_max"] != true || rec.LoadModel != "open" || sec.Search.StepDuration.Seconds() != 1 {
 		t.Errorf("parameters %v, load model %q, search %+v", rec.Parameters, rec.LoadModel, sec.Search)
 	}
+	if rec.CPUProbe <= 0 {
+		t.Errorf("cpu_probe_us %g: want the machine's speed before the search", rec.CPUProbe)
+	}
+	if len(rec.Processes) != 1 || rec.Processes[0].Role != "generator" {
+		t.Errorf("processes %+v: want the generator's cost over the answer's step", rec.Processes)
+	}
 	switch sec.Bound {
 	case capacity.Service:
 		if got := sec.MaxSustainableRate; got == nil || *got != 400 || sec.Confirmations.Passed != 3 {

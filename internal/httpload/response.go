@@ -47,6 +47,16 @@ type Response struct {
 	Header []byte
 }
 
+// KeepBody appends data to a body kept for checking (--expect-body), as a Conn that keeps bodies
+// does: an error when the body would grow beyond the 64 MiB kept. HTTP/2's streams, whose DATA
+// frames the engine reads itself, keep theirs with it.
+func KeepBody(body, data []byte) ([]byte, error) {
+	if len(body)+len(data) > maxKeptBody {
+		return body, errKeptBodyLarge
+	}
+	return append(body, data...), nil
+}
+
 var (
 	errHeaderTooLarge = errors.New("response header larger than 64 KiB")
 	errTooManyInterim = errors.New("more than 16 interim (1xx) responses")

@@ -82,6 +82,9 @@ func Install(ctx context.Context, m *Manifest, opts InstallOptions) (*Installati
 	if state == "" {
 		state = service.DefaultStateDir()
 	}
+	if abs, err := filepath.Abs(state); err == nil {
+		state = abs // servers started later (php-fpm) run from other directories
+	}
 	dir := filepath.Join(state, "impls", m.Language, m.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, installErr("impl %s: cannot create %s (%v); pass --state-dir or set IOBENCH_STATE_DIR to a writable directory", m.Name, dir, unwrapPath(err))

@@ -170,3 +170,15 @@ func TestNodeToolchain(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestInstallRelativeStateDir: a relative --state-dir becomes absolute, so that servers started
+// from other directories (php-fpm reads its config by path) find the installation.
+func TestInstallRelativeStateDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	inst := installAt(t, "go/rel", "name: go-rel\nlanguage: go\ndiffers: []\nvariants: [{name: a, mode: sync}]\n"+
+		"workloads: {hello: {routes: [/]}}\nstart: {command: [iobench, serve, hello]}\nready: {tcp: listen}\n",
+		InstallOptions{StateDir: "state"}, nil)
+	if !filepath.IsAbs(inst.Dir) {
+		t.Fatalf("installed in %s; want an absolute path", inst.Dir)
+	}
+}

@@ -106,6 +106,10 @@ func TestLines(t *testing.T) {
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("Lines = %q, want %q", got, want)
 	}
+	rec.SetSection(SectionKey, &Section{"redis": {LatencyUS: 500, AddedUSPerTurn: 612, Turns: 40, TurnsPerOp: 3, Connections: 2, PeakInFlight: 2}})
+	if got := Lines(rec); len(got) != 1 || !strings.HasSuffix(got[0], "(40 turns, 2 connections, at most 2 outstanding at once)") {
+		t.Errorf("Lines = %q, want the peak of outstanding turns", got)
+	}
 	if Lines(&result.Record{}) != nil {
 		t.Error("a record without injection has lines")
 	}

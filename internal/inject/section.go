@@ -34,6 +34,10 @@ type Entry struct {
 	// Connections is how many connections the SUT opened and used through the relay, from its
 	// start (the readiness check's is not one).
 	Connections int64 `json:"connections"`
+	// PeakInFlight is the most turns the SUT had outstanding at once (asked, not yet answered):
+	// k, its workers waiting on the service together (1 for a single sync consumer); 0 in records
+	// written before it was measured.
+	PeakInFlight int64 `json:"peak_in_flight,omitempty"`
 }
 
 // SectionOf returns rec's inject section, nil when it has none.
@@ -47,7 +51,7 @@ func SectionOf(rec *result.Record) Section {
 // entry is what t's relay achieved over s for ops operations.
 func entry(t Target, s relay.Stats, ops int64) *Entry {
 	e := &Entry{LatencyUS: t.Latency.Microseconds(), JitterUS: t.Jitter.Microseconds(),
-		AddedUSPerTurn: round2(s.AddedPerTurn()), Turns: s.Turns, Connections: s.Conns}
+		AddedUSPerTurn: round2(s.AddedPerTurn()), Turns: s.Turns, Connections: s.Conns, PeakInFlight: s.Peak}
 	if ops > 0 {
 		e.TurnsPerOp = round2(float64(s.Turns) / float64(ops))
 	}
@@ -70,6 +74,9 @@ func Lines(rec *result.Record) []string {
 		conns := "connections"
 		if e.Connections == 1 {
 			conns = "connection"
+		}
+		if e.PeakInFlight > 0 {
+			conns += fmt.Sprintf(", at most %d outstanding at once", e.PeakInFlight)
 		}
 		out = append(out, fmt.Sprintf("injected: %s through iobench's relay: it added %.0f µs per turn; %.2f turns per operation (%d turns, %d %s)",
 			asked, e.AddedUSPerTurn, e.TurnsPerOp, e.Turns, e.Connections, conns))

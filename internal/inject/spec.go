@@ -161,6 +161,9 @@ func known(sp Spec, roles []string) error {
 }
 
 func describe(uses []Use) string {
+	if len(uses) == 0 {
+		return "no service the relay can delay"
+	}
 	var s []string
 	for _, u := range uses {
 		s = append(s, u.Kind+" as its "+u.Role)

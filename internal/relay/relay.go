@@ -36,11 +36,14 @@ type Stats struct {
 	Added time.Duration `json:"added_ns"` // time the first chunks of the turns were held, both ways
 	Up    int64         `json:"bytes_up"`
 	Down  int64         `json:"bytes_down"`
+	// Peak is the most turns outstanding at once (asked, their answer not yet begun) since the
+	// previous Stats: how many of the SUT's workers waited on the service together.
+	Peak int64 `json:"peak_in_flight"`
 }
 
-// Sub returns s minus an earlier snapshot.
+// Sub returns s minus an earlier snapshot; the peak is s's own.
 func (s Stats) Sub(o Stats) Stats {
-	return Stats{s.Conns - o.Conns, s.Turns - o.Turns, s.Added - o.Added, s.Up - o.Up, s.Down - o.Down}
+	return Stats{s.Conns - o.Conns, s.Turns - o.Turns, s.Added - o.Added, s.Up - o.Up, s.Down - o.Down, s.Peak}
 }
 
 // AddedPerTurn is the latency added per turn, in microseconds; 0 without turns.
@@ -57,6 +60,8 @@ type Relay struct {
 	cfg                 Config
 	conns, turns, added atomic.Int64
 	up, down            atomic.Int64
+	inFlight, peak      atomic.Int64 // turns outstanding now, and their most since the last Stats
+	wake                waker
 	wg                  sync.WaitGroup
 }
 
@@ -68,10 +73,18 @@ func New(cfg Config) (*Relay, error) {
 	return &Relay{cfg: cfg}, nil
 }
 
-// Stats returns the counts so far.
+// Stats returns the counts so far, and the peak of outstanding turns since the previous call,
+// which it starts again from those outstanding now.
 func (r *Relay) Stats() Stats {
 	return Stats{Conns: r.conns.Load(), Turns: r.turns.Load(), Added: time.Duration(r.added.Load()),
-		Up: r.up.Load(), Down: r.down.Load()}
+		Up: r.up.Load(), Down: r.down.Load(), Peak: r.peak.Swap(r.inFlight.Load())}
+}
+
+// turnBegan counts a turn outstanding, and the peak.
+func (r *Relay) turnBegan() {
+	n := r.inFlight.Add(1)
+	for p := r.peak.Load(); n > p && !r.peak.CompareAndSwap(p, n); p = r.peak.Load() {
+	}
 }
 
 // Serve accepts connections on ln until ctx ends or ln fails, then closes ln and returns once
@@ -109,6 +122,9 @@ func (r *Relay) relay(ctx context.Context, client net.Conn) {
 	wg.Go(l.downstream)
 	wg.Go(l.deliver)
 	wg.Wait()
+	if l.asked.Load() { // a turn the service never answered
+		r.inFlight.Add(-1)
+	}
 }
 
 // queueLen bounds the chunks waiting for their time on one connection; a full queue stops
@@ -124,7 +140,7 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &
 type chunk struct {
 	buf     *[]byte
 	n       int
-	read    time.Time
+	read    time.Time // when it reached the relay's socket (the kernel's stamp where there is one)
 	due     time.Time
 	endTurn bool // the first chunk of an answer: it ends a turn
 }
@@ -145,15 +161,18 @@ func (l *link) upstream() {
 	defer closeWrite(l.svc)
 	buf := buffers.Get().(*[]byte)
 	defer buffers.Put(buf)
+	in := newStampedReader(l.client)
 	for used := false; ; {
-		n, err := l.client.Read(*buf)
+		n, read, err := in.Read(*buf)
 		if n > 0 {
 			if !used {
 				used = true
 				l.r.conns.Add(1)
 			}
-			read := time.Now()
 			first := !l.asked.Swap(true)
+			if first {
+				l.r.turnBegan()
+			}
 			if _, werr := l.svc.Write((*buf)[:n]); werr != nil {
 				l.abort()
 				return
@@ -173,15 +192,17 @@ func (l *link) upstream() {
 // with nothing before it still waiting it writes itself, sparing deliver's thread a wake-up.
 func (l *link) downstream() {
 	defer close(l.queue)
+	in := newStampedReader(l.svc)
 	for {
 		buf := buffers.Get().(*[]byte)
-		n, err := l.svc.Read(*buf)
+		n, read, err := in.Read(*buf)
 		if n > 0 {
-			c := chunk{buf: buf, n: n, read: time.Now(), endTurn: l.asked.Swap(false)}
+			c := chunk{buf: buf, n: n, read: read, endTurn: l.asked.Swap(false)}
 			d := l.r.delay()
 			c.due = c.read.Add(d)
 			if c.endTurn {
 				l.r.turns.Add(1)
+				l.r.inFlight.Add(-1)
 			}
 			if d == 0 && l.pending.Load() == 0 { // deliver is idle, and only this goroutine gives it work
 				l.pass(c)
@@ -199,13 +220,18 @@ func (l *link) downstream() {
 }
 
 // deliver writes each queued chunk to the client at its due time, in order, on a thread that
-// sleeps precisely; after a failed write it drops the rest.
+// sleeps precisely (waker), taken at the first chunk it must wait for; after a failed write it
+// drops the rest.
 func (l *link) deliver() {
 	defer closeWrite(l.client)
-	preciseThread()
+	release, locked := func() {}, false
+	defer func() { release() }()
 	for c := range l.queue {
+		if !locked && time.Until(c.due) > 0 {
+			release, locked = preciseThread(), true
+		}
 		if !l.failed.Load() {
-			sleepUntil(c.due)
+			l.r.wake.until(c.due)
 		}
 		l.pass(c)
 		l.pending.Add(-1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -267,5 +268,66 @@ func TestConfigRefused(t *testing.T) {
 		if _, err := ParseDelay("--latency", s); err == nil {
 			t.Errorf("ParseDelay(%q) accepted", s)
 		}
+	}
+}
+
+// TestArrivalStamp: on Linux a read says when its data reached the socket, not when the read
+// returned: data left waiting 30 ms is stamped about 30 ms before the read.
+func TestArrivalStamp(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel's receive stamps are read on Linux only")
+	}
+	const wait = 30 * time.Millisecond
+	c := dial(t, relaytest.Server(t, relaytest.Echo))
+	in := newStampedReader(c)
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(wait)
+	b := make([]byte, 8)
+	n, at, err := in.Read(b)
+	if err != nil || n != 1 {
+		t.Fatalf("read %d bytes, %v", n, err)
+	}
+	if held := time.Since(at); held < wait-5*time.Millisecond || held > wait+slack+20*time.Millisecond {
+		t.Errorf("stamped %v before the read returned, want about %v", held, wait)
+	}
+}
+
+// TestPeakInFlight: two connections waiting on the service together make a peak of 2, and a
+// Stats call starts the peak again from the turns outstanding then (none).
+func TestPeakInFlight(t *testing.T) {
+	up := relaytest.Server(t, func(c net.Conn) {
+		b := make([]byte, 1)
+		for {
+			if _, err := c.Read(b); err != nil {
+				return
+			}
+			time.Sleep(30 * time.Millisecond) // both requests are outstanding meanwhile
+			_, _ = c.Write(b)
+		}
+	})
+	r, addr := start(t, Config{Upstream: up})
+	done := make(chan error, 2)
+	for range 2 {
+		c := dial(t, addr)
+		go func() {
+			_, err := c.Write([]byte{'x'})
+			if err == nil {
+				_, err = io.ReadFull(c, make([]byte, 1))
+			}
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := settled(r); s.Peak != 2 || s.Turns != 2 {
+		t.Errorf("peak %d over %d turns, want 2 and 2", s.Peak, s.Turns)
+	}
+	if s := r.Stats(); s.Peak != 0 {
+		t.Errorf("peak %d after a Stats call with nothing outstanding, want 0", s.Peak)
 	}
 }

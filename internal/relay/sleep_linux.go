@@ -10,11 +10,16 @@ import (
 )
 
 // preciseThread locks the calling goroutine to its thread and narrows that thread's timer slack
-// to 1 ns (50 µs by default), for sleepUntil. It never unlocks: the thread ends with the
-// goroutine, so no other goroutine inherits the slack.
-func preciseThread() {
+// to 1 ns (50 µs by default), for sleepUntil; release puts the default slack back and unlocks, so
+// the thread returns to the runtime's pool as it came instead of ending (a connection per
+// request would otherwise cost a thread's creation each).
+func preciseThread() (release func()) {
 	runtime.LockOSThread()
 	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	return func() {
+		_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 0, 0, 0, 0) // 0: the thread's default
+		runtime.UnlockOSThread()
+	}
 }
 
 // sleepUntil blocks the thread in nanosleep until t: time.Sleep waits in the runtime's poller,

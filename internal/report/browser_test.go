@@ -317,7 +317,7 @@ func TestHTMLSizeAtSeedsScale(t *testing.T) {
 // checkCharts checks that the page drew every chart its data has, each on a painted canvas.
 func checkCharts(t *testing.T, f pageFacts, d chartData) {
 	t.Helper()
-	want := len(d.Bars) + len(d.Spectra) + len(d.Series) + len(d.Curves)
+	want := len(d.Bars) + len(d.Spectra) + len(d.Series) + len(d.Curves) + len(d.Tables)
 	if len(d.Ratios) > 0 {
 		want++
 	}

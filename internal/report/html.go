@@ -130,6 +130,7 @@ type chartData struct {
 	Spectra []spectrumChart `json:"spectra"`
 	Series  []seriesChart   `json:"series"`
 	Curves  []curveChart    `json:"curves,omitempty"`
+	Tables  []tableChart    `json:"tables,omitempty"` // the workloads' tables' own charts
 	Board   *boardChart     `json:"board,omitempty"`
 }
 
@@ -232,6 +233,10 @@ func buildPage(recs []*result.Record, opt HTMLOptions) *page {
 	p.Data.Bars = bars(groups, colors)
 	p.Data.Spectra = spectra(groups, colors, labels)
 	p.Data.Curves = curves(groups, colors, labels)
+	p.Data.Tables = tableCharts(p.Sections)
+	for _, s := range p.Seeds {
+		p.Data.Tables = append(p.Data.Tables, tableCharts(s.Tables)...)
+	}
 	p.Env = commonEnv(groups)
 	for _, g := range groups {
 		for _, r := range g.Records {

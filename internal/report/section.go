@@ -19,8 +19,10 @@ type section workload.Table
 // in the seed's, seedSections).
 func sections(groups []Group) []section {
 	var out []section
-	if s := limitSection(groups); len(s.Rows) > 0 {
-		out = append(out, s)
+	for _, s := range []section{limitSection(groups), capacitySection(groups)} {
+		if len(s.Rows) > 0 {
+			out = append(out, s)
+		}
 	}
 	return append(out, workloadSections(unclaimed(groups))...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +30,9 @@ type Run struct {
 	Impl     string
 	// Params holds one point of the matrix plus the defaults of the parameters the scenario
 	// left out, typed as their ParamSpec says (string, int64, float64, bool, time.Duration).
-	Params   map[string]any
+	Params map[string]any
+	// Given are the parameters the scenario set itself, not filled in from their defaults.
+	Given    map[string]bool
 	Repeat   int // 1-based
 	Repeats  int
 	Warmup   time.Duration
@@ -93,12 +96,12 @@ func (r Run) Param(name string) (any, bool) {
 // whether it has run yet.
 func (s *Suite) Peer(r Run, param string, value any) (Run, bool) {
 	for _, o := range s.Runs {
-		if o.Scenario != r.Scenario || o.Impl != r.Impl || o.Repeat != r.Repeat || o.Params[param] != value {
+		if o.Scenario != r.Scenario || o.Impl != r.Impl || o.Repeat != r.Repeat || !sameValue(o.Params[param], value) {
 			continue
 		}
 		same := len(o.Params) == len(r.Params)
 		for k, v := range r.Params {
-			if k != param && o.Params[k] != v {
+			if k != param && !sameValue(o.Params[k], v) {
 				same = false
 			}
 		}
@@ -107,6 +110,19 @@ func (s *Suite) Peer(r Run, param string, value any) (Run, bool) {
 		}
 	}
 	return Run{}, false
+}
+
+// sameValue reports whether two parameter values are equal; a Strings value ([]string) is not
+// comparable with ==.
+func sameValue(a, b any) bool {
+	if x, ok := a.([]string); ok {
+		y, ok := b.([]string)
+		return ok && slices.Equal(x, y)
+	}
+	if _, ok := b.([]string); ok {
+		return false
+	}
+	return a == b
 }
 
 // expand turns validated scenarios into runs and checks their ports.
@@ -153,7 +169,7 @@ func (p *parser) expandOne(suite string, sc *Scenario) []Run {
 			for _, pt := range points {
 				run := Run{
 					Suite: suite, Scenario: sc.Name, File: sc.File, Line: sc.Line,
-					Workload: sc.Workload, Impl: impl, Params: map[string]any{},
+					Workload: sc.Workload, Impl: impl, Params: map[string]any{}, Given: map[string]bool{},
 					Repeat: r, Repeats: sc.Repeats, Warmup: sc.Warmup, Duration: sc.Duration,
 					Services: map[string]Service{}, CPUs: sc.CPUs,
 				}
@@ -167,7 +183,7 @@ func (p *parser) expandOne(suite string, sc *Scenario) []Run {
 				}
 				var vary []string
 				for i, prm := range sc.Params {
-					run.Params[prm.Name] = pt[i]
+					run.Params[prm.Name], run.Given[prm.Name] = pt[i], true
 					if len(prm.Values) > 1 {
 						vary = append(vary, slug(prm.Name)+"-"+slug(format(pt[i])))
 						run.Varying = append(run.Varying, prm.Name+"="+format(pt[i]))

@@ -49,6 +49,9 @@ const (
 	Bool                          // bool
 	Duration                      // time.Duration, written with a unit ("10s")
 	Addr                          // string "host:port" or "auto" (a free port on 127.0.0.1)
+	// Strings is []string: a list of texts that all apply at once (slo: ["p99<20ms",
+	// "errors<0.1%"]), one value, not a matrix; a single text is a list of one.
+	Strings
 )
 
 // String returns the type's name as shown in messages.
@@ -66,6 +69,8 @@ func (t ParamType) String() string {
 		return "duration"
 	case Addr:
 		return "address"
+	case Strings:
+		return "list of texts"
 	}
 	return fmt.Sprintf("ParamType(%d)", int(t))
 }
@@ -83,6 +88,8 @@ func (t ParamType) example() string {
 		return "10s"
 	case Addr:
 		return "127.0.0.1:8080 or auto"
+	case Strings:
+		return `["p99<20ms", "errors<0.1%"]`
 	}
 	return "text"
 }

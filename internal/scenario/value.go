@@ -16,6 +16,11 @@ import (
 func (p *parser) param(k, n *yaml.Node, ps ParamSpec) (Param, bool) {
 	prm := Param{Name: k.Value, Line: k.Line}
 	what := "parameter " + k.Value
+	if ps.Type == Strings {
+		v, ok := p.texts(n, what, ps)
+		prm.Values = []any{v}
+		return prm, ok
+	}
 	items := p.list(n)
 	if r := resolve(n); r != nil && r.Kind == yaml.SequenceNode && len(items) == 0 {
 		p.errNode(n, what+" is an empty list", "give one value, or a list of values to run each of them")
@@ -39,6 +44,26 @@ func (p *parser) param(k, n *yaml.Node, ps ParamSpec) (Param, bool) {
 		prm.Values = append(prm.Values, v)
 	}
 	return prm, ok
+}
+
+// texts reads a Strings parameter: every item a text, checked one by one, the list one value.
+func (p *parser) texts(n *yaml.Node, what string, ps ParamSpec) ([]string, bool) {
+	items := p.list(n)
+	if len(items) == 0 {
+		p.errNode(n, what+" is an empty list", "e.g. "+Strings.example())
+		return nil, false
+	}
+	one := ps
+	one.Type = String
+	out, ok := []string{}, true
+	for _, it := range items {
+		v, good := p.value(it, what, one)
+		if good {
+			out = append(out, v.(string))
+		}
+		ok = ok && good
+	}
+	return out, ok
 }
 
 // value decodes a scalar as ps.Type says and runs ps's checks.
@@ -265,6 +290,8 @@ func format(v any) string {
 		return strconv.FormatBool(x)
 	case time.Duration:
 		return x.String()
+	case []string:
+		return strings.Join(x, " ")
 	}
 	return fmt.Sprint(v)
 }

@@ -16,6 +16,23 @@ type Table struct {
 	Head            []string
 	Num             []bool
 	Rows            [][]string
+	Charts          []Chart // drawn under the table in report.html; none for most
+}
+
+// Chart is a line chart of a Table: each line's (x, y) points in order, a line's Color an
+// index into the report's palette, Dashed for a prediction beside what was measured.
+type Chart struct {
+	Title, X, Y string
+	LogY        bool
+	Lines       []ChartLine
+}
+
+// ChartLine is one line of a Chart.
+type ChartLine struct {
+	Label  string
+	Color  int
+	Dashed bool
+	Points [][2]float64
 }
 
 // TableGroup is one group of repeats (the report's Group: the same workload, impl, variant, mode,

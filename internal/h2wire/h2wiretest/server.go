@@ -27,7 +27,8 @@ import (
 type Script struct {
 	MaxStreams    uint32 // SETTINGS_MAX_CONCURRENT_STREAMS in the first SETTINGS; 0 sends none
 	InitialWindow uint32 // SETTINGS_INITIAL_WINDOW_SIZE in the first SETTINGS (request bodies); 0 keeps 65,535
-	Body          int    // response body bytes; 0 answers "Hello world!"
+	Body          int    // response body bytes (x's); 0 answers "Hello world!"
+	BodyEnd       string // appended to the Body x's, so that a client's check can see the end of the body
 	ResetEvery    int    // every n-th stream of a connection is reset with ResetCode instead of answered
 	ResetCode     http2.ErrCode
 	StallEvery    int // every n-th stream of a connection is never answered
@@ -39,8 +40,12 @@ type Script struct {
 	// Window2 where not 0) and a PING, and expects both acknowledged.
 	SettingsAfter int
 	MaxStreams2   uint32
-	Window2       uint32
-	Shrink        bool // SETTINGS_HEADER_TABLE_SIZE 0 then too: the client must empty its part of the table
+	// Window2 is the new SETTINGS_INITIAL_WINDOW_SIZE: raised, the client may use it at once;
+	// lowered, the client's DATA is held to it from its acknowledgement on (before it, the client
+	// may still have sent under the old one), and its open streams' windows shrink by the
+	// difference, below zero if need be (RFC 9113 §6.9.2).
+	Window2 uint32
+	Shrink  bool // SETTINGS_HEADER_TABLE_SIZE 0 then too: the client must empty its part of the table
 }
 
 // Stats is what the server saw, over all its connections.
@@ -111,6 +116,7 @@ type conn struct {
 	open             map[uint32]bool
 	limit            int64 // streams the client may open (acknowledged)
 	pendingLimit     int64 // a lowered limit sent, not yet acknowledged
+	pendingWindow    int64 // a lowered initial window sent, not yet acknowledged
 	arrived          int
 	last             uint32 // GOAWAY's last stream; 0 before
 	closed           bool
@@ -126,7 +132,7 @@ func newConn(c net.Conn, s Script, st *Stats) *conn {
 	k.enc = hpack.NewEncoder(&k.encBuf)
 	k.body = []byte("Hello world!")
 	if s.Body > 0 {
-		k.body = bytes.Repeat([]byte("x"), s.Body)
+		k.body = append(bytes.Repeat([]byte("x"), s.Body), s.BodyEnd...)
 	}
 	if s.MaxStreams > 0 {
 		k.limit = int64(s.MaxStreams)
@@ -181,6 +187,10 @@ func (k *conn) frame(f http2.Frame) bool {
 			k.st.SettingsAcks.Add(1)
 			if k.pendingLimit > 0 {
 				k.limit, k.pendingLimit = k.pendingLimit, 0
+			}
+			if k.pendingWindow > 0 {
+				k.setRecvInit(k.pendingWindow)
+				k.pendingWindow = 0
 			}
 			if k.s.Shrink && k.arrived >= k.s.SettingsAfter { // the client now knows: a block that refers to its table fails
 				k.dec.SetAllowedMaxDynamicTableSize(0)
@@ -274,16 +284,26 @@ func (k *conn) changeSettings() {
 	if k.s.Shrink {
 		ss = append(ss, http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0})
 	}
-	if k.s.Window2 > 0 { // raised only: the client may use the larger window at once
+	if k.s.Window2 > 0 {
 		ss = append(ss, http2.Setting{ID: http2.SettingInitialWindowSize, Val: k.s.Window2})
-		delta := int64(k.s.Window2) - k.recvInit()
-		k.s.InitialWindow = k.s.Window2
-		for id := range k.recvWin {
-			k.recvWin[id] += delta
+		if w := int64(k.s.Window2); w < k.recvInit() {
+			k.pendingWindow = w
+		} else {
+			k.setRecvInit(w)
 		}
 	}
 	k.fr.WriteSettings(ss...)
 	k.fr.WritePing(false, [8]byte{'i', 'o', 'b', 'e', 'n', 'c', 'h', 0})
+}
+
+// setRecvInit makes w the window each new stream of the client starts with, and moves the open
+// streams' windows by the difference.
+func (k *conn) setRecvInit(w int64) {
+	delta := w - k.recvInit()
+	k.s.InitialWindow = uint32(w)
+	for id := range k.recvWin {
+		k.recvWin[id] += delta
+	}
 }
 
 // recvInit is the window each new stream of the client starts with.

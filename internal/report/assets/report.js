@@ -221,6 +221,32 @@
     });
   });
 
+  // The charts of the workloads' tables (DATA.tables): lines against x, dashed for a
+  // prediction, in the box under their table.
+  (DATA.tables || []).forEach(function (tc) {
+    draw(figure(tc.box, tc.title), {
+      type: 'scatter',
+      data: { datasets: tc.lines.map(function (l) {
+        var c = color(l.color);
+        return {
+          label: l.label, data: l.points.map(function (p) { return { x: p[0], y: p[1] }; }),
+          borderColor: c, backgroundColor: c, borderDash: l.dashed ? [6, 4] : [],
+          showLine: true, borderWidth: l.dashed ? 1.2 : 2, pointRadius: l.dashed ? 0 : 3, tension: 0
+        };
+      }) },
+      options: {
+        parsing: false,
+        scales: {
+          x: { type: 'linear', title: { display: true, text: tc.x } },
+          y: { type: tc.logy ? 'logarithmic' : 'linear', title: { display: true, text: tc.y } }
+        },
+        plugins: { tooltip: { callbacks: {
+          label: function (ctx) { return ctx.dataset.label + ': ' + fmt(ctx.parsed.y) + ' at ' + fmt(ctx.parsed.x); }
+        } } }
+      }
+    });
+  });
+
   var multi = ['#1f77b4', '#2ca02c', '#ff7f0e', '#7f7f7f', '#9467bd'];
   (DATA.series || []).forEach(function (s) {
     var right = s.lines.some(function (l) { return l.right; });

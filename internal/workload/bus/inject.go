@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/inject"
@@ -31,23 +30,10 @@ func (r *run) injectUses() []inject.Use {
 
 // startProxies puts a relay in front of each service cfg.Inject names and points the consumer's
 // variables (r.env) at them; iobench's own connections keep cfg's URLs.
-func (r *run) startProxies(ctx context.Context) error {
-	if len(r.cfg.Inject) == 0 {
-		return nil
-	}
-	targets, err := inject.Resolve(r.cfg.Inject, r.injectUses(), r.cfg.Impl)
-	if err != nil {
-		return err
-	}
-	set, vars, err := inject.StartAll(ctx, targets, r.env, inject.Options{Executable: r.cfg.Consumer.Inst.Executable, Log: r.cfg.Log})
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrBadInput, err)
-	}
-	r.proxies = set
-	for k, v := range vars {
-		r.env[k] = v
-	}
-	return nil
+func (r *run) startProxies(ctx context.Context) (err error) {
+	r.proxies, err = inject.Open(ctx, r.cfg.Inject, r.injectUses(), r.cfg.Impl, r.env,
+		inject.Options{Executable: r.cfg.Consumer.Inst.Executable, Log: r.cfg.Log})
+	return err
 }
 
 // markProxies starts the relays' counts as the consumer becomes ready.
@@ -60,13 +46,6 @@ func (r *run) markProxies() {
 // recordProxies adds what the relays achieved to rec: the inject section, per command handled,
 // and their processes; the injection among the parameters.
 func (r *run) recordProxies(rec *result.Record) {
-	if len(r.proxies) == 0 {
-		return
-	}
-	r.proxies.Record(rec, r.bus.CommandsHandled, rec.Duration.Std())
-	specs := make([]string, len(r.cfg.Inject))
-	for i, s := range r.cfg.Inject {
-		specs[i] = s.String()
-	}
-	rec.Parameters[inject.Param] = strings.Join(specs, ";")
+	r.proxies.RecordRun(rec, r.bus.CommandsHandled, rec.Duration.Std(), r.cfg.Inject)
+	inject.MarkCase(rec) // the bus sets no case of its own
 }

@@ -31,7 +31,7 @@ func init() {
 			return nil
 		},
 		Series: []string{"fill", "commands", "events", "depth"}, SeriesUnit: "messages/s", Figures: figures(),
-		Tables:  []workload.TableFunc{phasesTable, fault.Table},
+		Tables:  []workload.TableFunc{phasesTable, inject.SweepTable, fault.Table},
 		Roles:   map[string]service.Role{"broker": BrokerRole, "database": DatabaseRole},
 		Command: newCommand, Serve: []func() *cobra.Command{gobus.ServeCommand}})
 }

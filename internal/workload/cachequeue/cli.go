@@ -57,6 +57,7 @@ the store's change plus what it received must match, and its drain rate and lag 
 	cli.DurationVarP(fs, &o.Warmup, "warmup", "", time.Second, "load sent before measuring (counted in the store too)")
 	cli.DurationVarP(fs, &o.Timeout, "timeout", "", 2*time.Second, "a slower response is a timeout error")
 	fault.AddFlag(fs, &o.Fault)
+	fs.StringArrayVar(&o.Inject, "inject", nil, "delay the route's store's answers to the app through a relay, e.g. redis:latency=1ms,jitter=100us (redis or memcached, or store)")
 	fs.BoolVar(&o.Consumers, "consumers", false, "run the impl's consumer of the route beside it (its manifest's consumers), counting what it receives")
 	return cmd
 }

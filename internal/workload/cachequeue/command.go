@@ -10,6 +10,7 @@ import (
 	"github.com/iobench/iobench/internal/fail"
 	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -27,6 +28,7 @@ type Options struct {
 	Rate        float64  // open loop, requests per second; 0: closed loop
 	Consumers   bool     // run the impl's consumer of the route beside it, if it declares one
 	Engine      string   // the generator's engine (engine.Config.Engine); "" for the default
+	Inject      []string // --inject, as inject.ParseAll reads them
 	Fault       []string // --fault, as fault.ParseAll reads them
 	Command     []string
 	OnSecond    func(engine.Snapshot)
@@ -42,7 +44,13 @@ func (o Options) Check() error {
 	if _, err := hb.Config(); err != nil {
 		return fail.BadInput("%v", err)
 	}
-	_, err := fault.ParseAll(o.Fault)
+	specs, err := inject.ParseAll(o.Inject)
+	if err == nil {
+		_, err = inject.Resolve(specs, injectUses(o.Route), "the impl") // the route's store is the only one it delays
+	}
+	if err == nil {
+		_, err = fault.ParseAll(o.Fault)
+	}
 	return err
 }
 
@@ -68,6 +76,9 @@ func RunOne(ctx context.Context, target workload.Target, o Options) (*result.Rec
 	}
 	if len(o.Fault) > 0 {
 		params[fault.Param] = strings.Join(o.Fault, ";")
+	}
+	if len(o.Inject) > 0 {
+		params[inject.Param] = strings.Join(o.Inject, ";")
 	}
 	if o.Rate > 0 {
 		params["load"], params["rate"] = "open", o.Rate

@@ -8,6 +8,7 @@ import (
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/workload"
@@ -39,6 +40,12 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return nil, err
 	}
 	defer st.close()
+	sutEnv := a.environ()
+	proxies, err := startProxies(ctx, r, route, t, sutEnv)
+	if err != nil {
+		return nil, err
+	}
+	defer proxies.Stop()
 	fs, wf, err := faultsOf(r, t, route, a, st)
 	if err != nil {
 		return nil, err
@@ -48,11 +55,14 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	var end time.Time
 	var consErr, readErr error
 	rec, err := web.MeasureImplWith(ctx, e, r, web.ImplRun{
-		Path: route, Env: a.environ(), Services: a.used(route), Faults: wf,
+		Path: route, Env: sutEnv, Services: a.used(route), Faults: wf,
 		Options: func(o *httpbench.Options) { o.ExpectStatus = []int{200} },
 		Config:  func(c *engine.Config) { c.Drain = true },
 		Ready: func(string) error {
 			if err := st.before(ctx); err != nil {
+				return err
+			}
+			if err := proxies.Mark(); err != nil {
 				return err
 			}
 			return cons.start(ctx, t, a) // before the load: a ZeroMQ consumer binds before the app pushes
@@ -69,6 +79,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		return rec, err
 	}
 	rec.Processes = append(rec.Processes, cons.process(end)...)
+	recordProxies(rec, proxies, res.Answered, r)
 	if consErr != nil {
 		return rec, consErr
 	}
@@ -82,6 +93,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	if c.Consumer != nil {
 		rec.Case += " with its consumer"
 	}
+	inject.MarkCase(rec)
 	fs.apply(rec, c, res)
 
 	if !c.Counted {

@@ -11,6 +11,7 @@ import (
 	"github.com/iobench/iobench/internal/backend/open"
 	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
@@ -26,7 +27,7 @@ func init() {
 	workload.Register(workload.Workload{
 		Name: Name, Spec: Spec(), Manifest: manifestSection,
 		Run: run, Verify: verify, Text: Text, Verified: verified,
-		Command: newCommand, Serve: serveCommands, Tables: []workload.TableFunc{fault.Table},
+		Command: newCommand, Serve: serveCommands, Tables: []workload.TableFunc{inject.SweepTable, fault.Table},
 		Roles: map[string]service.Role{RedisRole.Name: RedisRole, MemcachedRole.Name: MemcachedRole},
 	})
 }
@@ -52,6 +53,8 @@ func Spec() scenario.WorkloadSpec {
 	p["route"] = scenario.ParamSpec{Type: scenario.String, Enum: Routes, Required: true,
 		Doc: "/cache/DRIVER increments the counter visits, /queue/DRIVER pushes visit (fake touches nothing)"}
 	p["connections"] = scenario.ParamSpec{Type: scenario.Int, Check: scenario.Positive, Default: int64(20), Doc: "connections kept open (the seed's wrk -c20)"}
+	p[inject.Param] = scenario.ParamSpec{Type: scenario.String, Check: inject.CheckParam, SUT: true,
+		Doc: "delay the route's store's answers to the app through a relay: redis:latency=1ms[,jitter=100us] (or memcached)"}
 	p["consumers"] = scenario.ParamSpec{Type: scenario.Bool, Default: false,
 		Doc: "run the impl's consumer of the route beside it (its manifest's consumers; a route without one runs without)"}
 	p[fault.Param] = faultParam
@@ -71,6 +74,9 @@ func Text(w io.Writer, rec *result.Record) error {
 		mark := "verified"
 		if !c.Counted {
 			mark = "FAILED"
+		}
+		for _, line := range inject.Lines(rec) {
+			fmt.Fprintf(w, "  %s\n", line)
 		}
 		fmt.Fprintf(w, "  Route %s, counted in the store (%s): %s\n", c.Route, mark, c.Detail)
 		consumerText(w, rec.Impl, c)

@@ -12,6 +12,7 @@ import (
 	"github.com/iobench/iobench/internal/env"
 	"github.com/iobench/iobench/internal/fault"
 	"github.com/iobench/iobench/internal/httpbench"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/sut"
@@ -89,6 +90,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 	rec.Processes = append(rec.Processes, result.NewProcess("upstream", "service", up.p.PID(), up.p.Usage(), time.Since(up.marked)))
 	recordProxies(rec, proxies, calls-base, r)
 	rec.Mode, rec.Case = ModeOf(route), caseOf(r, rec)
+	inject.MarkCase(rec)
 	f := section(route, delay, work, calls-base, res)
 	checkFaultCalls(f, rec, res)
 	rec.Case = fault.WithCase(rec.Case, rec)
@@ -124,6 +126,12 @@ func section(route string, delay, work time.Duration, calls int64, res *engine.R
 // caseOf names the run's size for grouping (the route is its mode): "c10 n300", "c10 10s R500".
 func caseOf(r scenario.Run, rec *result.Record) string {
 	c, _ := r.Params["connections"].(int64)
+	if web.IsMax(r) { // the search's rate is its outcome, not its case; -c is its own only when set
+		if !r.Given["connections"] {
+			return "find-max"
+		}
+		return fmt.Sprintf("c%d find-max", c)
+	}
 	size := rec.Duration.Std().Round(time.Second).String()
 	if n, _ := r.Params["requests"].(int64); n > 0 && rec.LoadModel != "open" {
 		size = fmt.Sprintf("n%d", n)

@@ -31,7 +31,7 @@ func init() {
 			}
 			return 0, false
 		}},
-		Tables:  []workload.TableFunc{overlapTable, fault.Table},
+		Tables:  []workload.TableFunc{overlapTable, inject.SweepTable, fault.Table},
 		Command: newCommand, Serve: serveCommands,
 	})
 }

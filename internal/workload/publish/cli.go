@@ -8,6 +8,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/impls/gopublisher"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/workload"
 	"github.com/iobench/iobench/internal/workload/runone"
@@ -71,6 +72,7 @@ same broker-side counting. seed 2's Go runs are go-publisher's variants single, 
 	fs.IntVar(&c.Prefetch, "prefetch", c.Prefetch, "the consumers' prefetch (basic.qos)")
 	cli.DurationVarP(fs, &c.DrainTimeout, "drain-timeout", "", c.DrainTimeout, "how long the broker may take to count the last messages")
 	fs.BoolVar(&c.KeepQueue, "keep-queue", false, "leave the queue and its messages after the run")
+	fs.StringArrayVar(&c.Inject, "inject", nil, "with --impl: delay RabbitMQ's answers to the impl through a relay, e.g. rabbitmq:latency=1ms,jitter=100us (or broker)")
 	fs.StringVar(&f.implName, "impl", "", "run this publisher impl from impls/ instead of the built-in one (NAME or NAME:VARIANT; see 'iobench impls')")
 	fs.StringVar(&f.variant, "variant", "", "the impl's variant, as --impl NAME:VARIANT (default: its first)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result record to this file ('-' for stdout)")
@@ -124,6 +126,11 @@ func runCommand(cmd *cobra.Command, f *flags) error {
 	}
 	ref, err := runone.Ref(f.implName, f.variant)
 	if err != nil {
+		return err
+	}
+	if specs, err := inject.ParseAll(cfg.Inject); err != nil {
+		return err
+	} else if _, err := injectSpecs(map[string]any{inject.Param: inject.Join(specs)}, ref != ""); err != nil {
 		return err
 	}
 	var target workload.Target

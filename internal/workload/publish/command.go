@@ -2,7 +2,9 @@ package publish
 
 import (
 	"context"
+	"strings"
 
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
@@ -26,6 +28,9 @@ func RunOne(ctx context.Context, target workload.Target, c Config, broker *servi
 		if c.Publishers > 0 {
 			params["concurrency"] = int64(c.Publishers)
 		}
+	}
+	if len(c.Inject) > 0 {
+		params[inject.Param] = strings.Join(c.Inject, ";")
 	}
 	r := scenario.Run{ID: Name, Workload: Name, Params: params, Repeat: 1, Repeats: 1,
 		Services: map[string]scenario.Service{"broker": {Kind: scenario.ServiceExternal, URL: broker.URL}}}

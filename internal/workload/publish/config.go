@@ -51,6 +51,7 @@ type Config struct {
 	Prefetch        int           // consumers' basic.qos
 	DrainTimeout    time.Duration // how long the broker may take to count the last messages
 	KeepQueue       bool          // leave the queue and its messages after the run
+	Inject          []string      // --inject (an impl's run only), as inject.ParseAll reads them
 
 	Command     []string          // the exact command line, for the record
 	Versions    map[string]string // service versions, for the record

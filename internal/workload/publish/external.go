@@ -17,6 +17,7 @@ import (
 	"github.com/iobench/iobench/internal/env"
 
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/procstat"
 	"github.com/iobench/iobench/internal/result"
 )
@@ -42,6 +43,7 @@ type ImplConfig struct {
 	Queue        string        // "": the variant's queue
 	Timeout      time.Duration // bound on the impl's run; 0 = 10 min
 	DrainTimeout time.Duration
+	Inject       []inject.Spec // relays between the impl and RabbitMQ
 
 	Command     []string
 	Versions    map[string]string
@@ -58,6 +60,8 @@ type external struct {
 	proc     *impl.Process
 	usage    procstat.Usage
 	err      error
+	inject   []inject.Spec
+	proxies  inject.Set
 
 	mu   sync.Mutex
 	self *SelfReport
@@ -96,7 +100,7 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v, settings: s}}
+	r := &run{cfg: cfg, log: cfg.Log, cons: newConsumers(), ext: &external{inst: ic.Installation, variant: v, settings: s, inject: ic.Inject}}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -108,10 +112,12 @@ func RunImpl(ctx context.Context, ic ImplConfig) (*result.Record, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
+	defer r.ext.proxies.Stop()
 	if err := r.measureImpl(ctx, timeout); err != nil {
 		return nil, err
 	}
 	rec := r.record(ctx)
+	r.ext.recordProxies(rec, r.final.accepted)
 	return rec, r.verdict(rec)
 }
 
@@ -124,6 +130,9 @@ func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 		env.Queue: c.Queue, env.QueueDurable: boolEnv(c.QueueDurable), env.Count: strconv.FormatInt(c.Count, 10),
 		env.Persistent: boolEnv(c.Persistent), env.Confirm: boolEnv(c.Confirm > 0),
 	}
+	if err := e.startProxies(ctx, vars); err != nil {
+		return err
+	}
 	r.probe = cpuprobe.Run()
 	proc, err := e.inst.Start(ctx, impl.StartOptions{Variant: e.variant.Name, Env: vars, OnLine: e.line})
 	if err != nil {
@@ -132,6 +141,9 @@ func (r *run) measureImpl(ctx context.Context, timeout time.Duration) error {
 	e.proc = proc
 	r.startCost()
 	proc.Mark()
+	if err := e.markProxies(); err != nil {
+		e.err = err
+	}
 	r.t0 = time.Now()
 	r.obs.begin(r.t0)
 	stopObs := make(chan struct{})

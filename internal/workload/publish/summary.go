@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
@@ -38,6 +39,9 @@ func WriteSummary(w io.Writer, rec *result.Record) error {
 			map[bool]string{true: "persistent", false: "transient"}[p.Persistent], yesNo(p.Confirm > 0), p.Queue, yesNo(p.QueueDurable))
 	} else {
 		fmt.Fprintf(&b, "  %s\n", describeRecord(p))
+	}
+	for _, line := range inject.Lines(rec) {
+		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	fmt.Fprintf(&b, "  %s accepted by the broker in %.2fs (%s)\n", units.Count(p.Accepted), rec.Duration.Seconds(), countedByText[p.CountedBy])
 	fmt.Fprintf(&b, "  broker-accepted rate   %14s msg/s sustained  %14s msg/s peak second\n", units.Rate(p.Broker.Mean), units.Rate(p.Broker.PeakSecond))

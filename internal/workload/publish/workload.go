@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/iobench/iobench/internal/impl"
+	"github.com/iobench/iobench/internal/inject"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/scenario"
 	"github.com/iobench/iobench/internal/service"
@@ -19,7 +20,7 @@ const Name = "publish"
 
 func init() {
 	workload.Register(workload.Workload{Name: Name, Spec: spec(), Manifest: section, Run: suiteRun, Verify: verify, Text: WriteSummary, Verified: verified,
-		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable, leftTable}, Roles: map[string]service.Role{"broker": BrokerRole},
+		Figures: map[string]workload.FigureFunc{"client_write": clientWrite}, Tables: []workload.TableFunc{ratesTable, leftTable, inject.SweepTable}, Roles: map[string]service.Role{"broker": BrokerRole},
 		Command: newCommand, Serve: []func() *cobra.Command{newServeCommand}})
 }
 
@@ -58,6 +59,7 @@ func spec() scenario.WorkloadSpec {
 			"scale":       {Type: scenario.Float, Check: scenario.Positive, Doc: "publish this share of each variant's own count (1 if unset): a short run keeps the seed's proportions"},
 			"concurrency": {Type: scenario.Int, Check: scenario.Positive, SUT: true, Doc: "threads, processes or tasks of the publisher (the variant's if unset)"},
 			"timeout":     {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "bound on the publisher's run (10m if unset)"},
+			inject.Param:  {Type: scenario.String, Check: inject.CheckParam, SUT: true, Doc: "delay RabbitMQ's answers to the publisher impl through a relay: rabbitmq:latency=1ms[,jitter=100us]"},
 		},
 		Services: map[string]scenario.ServiceSpec{
 			"broker": {Schemes: BrokerRole.SchemeList(), Doc: "local is RabbitMQ started by iobench (or the one of 'iobench services up')"},
@@ -88,13 +90,17 @@ func runTarget(ctx context.Context, e *workload.Env, r scenario.Run, base Config
 	if br.Kind == service.KindLocal {
 		roots, versions = br.RootPIDs, map[string]string{"rabbitmq": br.Version}
 	}
+	specs, err := injectSpecs(r.Params, t.Inst != nil)
+	if err != nil {
+		return nil, err
+	}
 	if t.Inst == nil {
 		c := base
 		c.URL, c.Command, c.Versions, c.BrokerRoots, c.Progress = br.URL, e.Command, versions, roots, e.Progress
 		return Run(ctx, c)
 	}
 	ic := ImplConfig{Installation: t.Inst, Variant: t.Variant.Name, URL: br.URL, Command: e.Command, Progress: e.Progress,
-		BrokerRoots: roots, Versions: versions, Queue: base.Queue, DrainTimeout: base.DrainTimeout, Log: base.Log}
+		BrokerRoots: roots, Versions: versions, Queue: base.Queue, DrainTimeout: base.DrainTimeout, Log: base.Log, Inject: specs}
 	if v, ok := r.Params["scale"].(float64); ok {
 		_, s, _ := settings(t.Inst.Manifest, t.Variant.Name)
 		ic.Count = max(1, int(float64(s.Count)*v+0.5))

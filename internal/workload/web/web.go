@@ -60,10 +60,10 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 // Params returns the scenario parameters every HTTP workload takes: load model, connections,
 // threads, rate and timeout, timed with a 10 s default duration and 1 s warm-up.
 func Params() scenario.WorkloadSpec {
-	return scenario.WorkloadSpec{
+	spec := scenario.WorkloadSpec{
 		Params: map[string]scenario.ParamSpec{
-			"load": {Type: scenario.String, Enum: []string{"closed", "open"}, Default: "closed",
-				Doc: "closed (each connection waits for its response: peak throughput) or open (a fixed rate: latency)"},
+			"load": {Type: scenario.String, Enum: []string{"closed", "open", Max}, Default: "closed",
+				Doc: "closed (each connection waits for its response: peak throughput), open (a fixed rate: latency) or max (the highest rate within slo)"},
 			"connections": {Type: scenario.Int, Check: scenario.Positive, Doc: "connections kept open"},
 			"threads":     {Type: scenario.Int, Check: scenario.Positive, Doc: "generator threads"},
 			"rate": {Type: scenario.Float, Check: scenario.NonNegative,
@@ -76,6 +76,8 @@ func Params() scenario.WorkloadSpec {
 		},
 		Timed: true, DefaultDuration: 10 * time.Second, DefaultWarmup: time.Second,
 	}
+	searchParams(spec.Params)
+	return spec
 }
 
 // Options returns the generator options of an HTTP run against u at rate (0: closed loop).
@@ -143,6 +145,12 @@ func Measure(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Co
 func measure(ctx context.Context, e *workload.Env, r scenario.Run, cfg engine.Config, m httpbench.Meta) (*result.Record, error) {
 	cfg.OnSecond = e.OnSecond
 	m.Workload, m.Impl, m.Command, m.Params = r.Workload, r.Impl, e.Command, r.Params
+	if IsMax(r) {
+		return search(ctx, r, cfg, m, e.Progress)
+	}
+	if err := searchOnly(r); err != nil {
+		return nil, err
+	}
 	return httpbench.Measure(ctx, cfg, m)
 }
 
@@ -379,7 +387,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Text writes an HTTP record's text block in wrk's layout, latency distribution included.
 func Text(w io.Writer, rec *result.Record) error {
-	textblock.HTTP(w, rec, textblock.TextOptions{Latency: true})
+	if !capacityText(w, rec) {
+		textblock.HTTP(w, rec, textblock.TextOptions{Latency: true})
+	}
 	fault.Text(w, rec)
 	return nil
 }
