@@ -3,9 +3,11 @@ package relay
 import (
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+	"weak"
 )
 
 // DownCommand is the line that takes a running `iobench serve proxy` down for a while ("down
@@ -14,17 +16,19 @@ const DownCommand = "down"
 
 // Breaker is a listener a relay serves on that can go down: while down, every connection it
 // accepts is closed at once (the client sees it refused or cut), and Break cuts those it
-// accepted before. Its methods are safe for concurrent use.
+// accepted before. It hands the relay the accepted *net.TCPConn itself (its half-close and its
+// receive stamps stay), keeping only a weak reference to each, dropped once the connection is
+// garbage. Its methods are safe for concurrent use.
 type Breaker struct {
 	net.Listener
 	mu    sync.Mutex
 	until time.Time
-	live  map[net.Conn]struct{}
+	live  map[weak.Pointer[net.TCPConn]]struct{}
 }
 
 // NewBreaker wraps ln.
 func NewBreaker(ln net.Listener) *Breaker {
-	return &Breaker{Listener: ln, live: map[net.Conn]struct{}{}}
+	return &Breaker{Listener: ln, live: map[weak.Pointer[net.TCPConn]]struct{}{}}
 }
 
 // Accept returns the next connection while up, closing those that come while down.
@@ -36,43 +40,40 @@ func (b *Breaker) Accept() (net.Conn, error) {
 		}
 		b.mu.Lock()
 		down := time.Now().Before(b.until)
-		if !down {
-			b.live[c] = struct{}{}
+		if tc, ok := c.(*net.TCPConn); ok && !down {
+			wp := weak.Make(tc)
+			b.live[wp] = struct{}{}
+			runtime.AddCleanup(tc, b.forget, wp)
 		}
 		b.mu.Unlock()
 		if !down {
-			return &tracked{Conn: c, b: b}, nil
+			return c, nil
 		}
 		c.Close()
 	}
+}
+
+// forget drops a connection that has been collected.
+func (b *Breaker) forget(wp weak.Pointer[net.TCPConn]) {
+	b.mu.Lock()
+	delete(b.live, wp)
+	b.mu.Unlock()
 }
 
 // Break cuts every live connection and refuses new ones for d.
 func (b *Breaker) Break(d time.Duration) {
 	b.mu.Lock()
 	b.until = time.Now().Add(d)
-	live := b.live
-	b.live = map[net.Conn]struct{}{}
-	b.mu.Unlock()
-	for c := range live {
-		c.Close()
+	var live []*net.TCPConn
+	for wp := range b.live {
+		if tc := wp.Value(); tc != nil {
+			live = append(live, tc)
+		}
 	}
-}
-
-// tracked is an accepted connection that leaves the breaker's live set when closed.
-type tracked struct {
-	net.Conn
-	b    *Breaker
-	once sync.Once
-}
-
-func (t *tracked) Close() error {
-	t.once.Do(func() {
-		t.b.mu.Lock()
-		delete(t.b.live, t.Conn)
-		t.b.mu.Unlock()
-	})
-	return t.Conn.Close()
+	b.mu.Unlock()
+	for _, c := range live {
+		c.Close() // one already closed by the relay stays closed
+	}
 }
 
 // ParseDown reads a DownCommand line's duration; ok is false for any other line.

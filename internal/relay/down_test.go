@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -70,4 +71,41 @@ func TestParseDown(t *testing.T) {
 	if _, ok, err := ParseDown("down -1s"); !ok || err == nil {
 		t.Error("down -1s accepted")
 	}
+}
+
+// TestBreakerKeepsTCPConn: the relay gets the accepted *net.TCPConn itself (its half-close and
+// receive stamps), and a connection the relay has let go of leaves the breaker's set.
+func TestBreakerKeepsTCPConn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBreaker(ln)
+	defer b.Close()
+	go func() {
+		if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+			defer c.Close()
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	c, err := b.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(*net.TCPConn); !ok {
+		t.Fatalf("Accept returned a %T, want the *net.TCPConn", c)
+	}
+	c.Close()
+	c = nil
+	for range 50 {
+		runtime.GC()
+		b.mu.Lock()
+		n := len(b.live)
+		b.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("a connection let go of is still in the breaker's set")
 }
