@@ -39,7 +39,10 @@ must have moved nothing; else exit 1 with the counts. With no consumer, iobench 
 socket on the ZeroMQ endpoint after the load and drains what the app's sockets queued.
 --consumers runs the impl's consumer of a queue route beside it (php-cachequeue: the seed's
 zmqserver.php and redispopper.php), started before the load and stopped once it has run dry:
-the store's change plus what it received must match, and its drain rate and lag are shown.`,
+the store's change plus what it received must match, and its drain rate and lag are shown.
+--fault kill-sut@50% kills the app (PHP-FPM's master and workers; nginx stays up) and starts it
+again; restart-redis@50% or restart-memcached@50% restarts the route's store (a variant that
+opts in). The count must still match, 2xx answers alone counted as answered (docs/FAULTS.md).`,
 		Example: `  iobench cachequeue --impl php-cachequeue --route /cache/redis
   iobench cachequeue --impl php-cachequeue --route /queue/zmq -c 20 -d 10s --json zmq.json
   iobench cachequeue --impl php-cachequeue --route /queue/zmq --consumers`,

@@ -38,7 +38,10 @@ The run drains at the end, then the upstream's count must equal the responses (e
 per request; else exit 1). Every impl reports its handling time in Server-Timing: app;dur=MS,
 read from each response under load; the overlap ratio (delay + work) / median handling time is
 about 1 when nothing overlapped and about 2 when the call and the work fully did. The median
-and the tail of the latency are reported apart.`,
+and the tail of the latency are reported apart.
+--fault kill-sut@50% kills the impl and starts it again; down-upstream@40%+2s cuts its upstream
+connections through a relay for 2 s. Every 2xx answer must still have made its call
+(docs/FAULTS.md).`,
 		Example: `  iobench fanout --impl go-fanout --route /sync
   iobench fanout --impl python-fanout --route /async -c 5 -n 100
   iobench fanout --impl node-fanout --route /async-overlap -c 10 -d 10s --json fanout.json`,
