@@ -4,7 +4,8 @@
 // target. A failing step is judged for why (judge): the service, the generator itself
 // (generator-bound: its busiest thread near a full core, its threads waiting to run, or requests
 // sent late while their connection was free), or too few connections (connection-starved).
-// Only the first is the service's knee; the other two stop the search and say what to change.
+// Only the first is the service's knee; the other two are run once more, then stop the search
+// and say what to change.
 //
 // Search climbs (x2) to the first failing step, bisects to the precision, steps down (/2) when
 // the first step fails, stops at the ceiling, then confirms the answer with three more passing

@@ -215,15 +215,14 @@ func (r *searcher) answer(rate float64, bound, reason string) {
 }
 
 // run runs one step at rate and moves the bracket; it reports whether the step passed. A step
-// bound by the generator or starved of connections (after one retry with more, when -c was not
-// given) stops the search with errStop.
+// bound by the generator or starved of connections is run once more (after a rest, or with more
+// connections when -c was not given); if it is again, it stops the search with errStop.
 func (r *searcher) run(ctx context.Context, rate float64, phase string) (bool, error) {
 	verdict, res, err := r.once(ctx, rate, phase)
 	if err != nil {
 		return false, err
 	}
-	if verdict == Connections && !r.s.ConnectionsGiven {
-		r.conns = neededConnections(res, r.connsFor(rate))
+	if r.retry(ctx, verdict, res, rate) {
 		if verdict, res, err = r.once(ctx, rate, "retry"); err != nil {
 			return false, err
 		}
@@ -251,6 +250,24 @@ func (r *searcher) run(ctx context.Context, rate float64, phase string) (bool, e
 		r.s.Rest(ctx, res)
 	}
 	return false, nil
+}
+
+// retry reports whether a step judged verdict is run once more, and readies it: a
+// connection-starved one with the connections it needed (unless -c was given), a generator-bound
+// one after the service's rest. The generator can fall behind for a moment (a burst of answers
+// from a service still draining the step before); one that cannot keep up falls behind again.
+func (r *searcher) retry(ctx context.Context, verdict string, res StepResult, rate float64) bool {
+	switch {
+	case verdict == Connections && !r.s.ConnectionsGiven:
+		r.conns = neededConnections(res, r.connsFor(rate))
+		return true
+	case verdict == Generator:
+		if r.s.Rest != nil {
+			r.s.Rest(ctx, res)
+		}
+		return true
+	}
+	return false
 }
 
 // once runs and judges one step, and records it.

@@ -320,3 +320,22 @@ func TestJudgeAchievedShare(t *testing.T) {
 		t.Errorf("verdict %s, why %q: want a service failure at 98.9%%", v, why)
 	}
 }
+
+// TestSearchGeneratorBoundOnce: a step the generator fell behind on once (and not on its retry)
+// does not end the search: the knee is still found, and the step is in the record twice.
+func TestSearchGeneratorBoundOnce(t *testing.T) {
+	behind := 0
+	step := func(ctx context.Context, rate float64, conns int) (StepResult, error) {
+		r, _ := knee(10000)(ctx, rate, conns)
+		if rate == 10000 && behind == 0 { // the first bisection step at the knee
+			behind++
+			r.LateSends, r.Latency.P99 = int64(rate), 900*time.Millisecond // 20% sent late, connection free
+		}
+		return r, nil
+	}
+	rec := search(t, settings(), step)
+	checkAnswer(t, rec, 10000, 0.02)
+	if behind != 1 || !slices.ContainsFunc(rec.Steps, func(s StepRecord) bool { return s.Verdict == Generator }) {
+		t.Fatalf("behind %d, steps %+v: want one generator-bound step in the record", behind, rec.Steps)
+	}
+}
