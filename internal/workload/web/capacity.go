@@ -28,6 +28,8 @@ func searchParams(p map[string]scenario.ParamSpec) {
 		Doc: fmt.Sprintf("load: max: the first step's rate, req/s (%g if unset)", d.StartRate)}
 	p["ceiling"] = scenario.ParamSpec{Type: scenario.Float, Check: scenario.Positive,
 		Doc: fmt.Sprintf("load: max: the highest rate to try, req/s (%g if unset)", d.Ceiling)}
+	p["max_connections"] = scenario.ParamSpec{Type: scenario.Int, Check: scenario.Positive,
+		Doc: "load: max: the most connections a step may open when connections is unset (the open-file limit if unset; lower for a server that cannot take more, e.g. one on stream_select)"}
 }
 
 func sloText(v any) error {
@@ -40,7 +42,7 @@ func sloText(v any) error {
 
 // searchOnly refuses the parameters of load: max in a run of another load.
 func searchOnly(r scenario.Run) error {
-	for _, name := range []string{"slo", "start_rate", "ceiling"} {
+	for _, name := range []string{"slo", "start_rate", "ceiling", "max_connections"} {
 		if r.Given[name] {
 			return fmt.Errorf("%w: %s is a setting of load: max; add load: max or drop it", fail.ErrBadInput, name)
 		}
@@ -80,6 +82,9 @@ func searchSettings(r scenario.Run, cfg engine.Config) (capacity.Settings, error
 		s.Connections, s.ConnectionsGiven = cfg.Connections, true
 	} else {
 		s.MaxConnections = httpbench.MaxConnections()
+		if v, ok := r.Params["max_connections"].(int64); ok {
+			s.MaxConnections = min(s.MaxConnections, int(v))
+		}
 	}
 	if err := s.Validate(); err != nil {
 		return s, fmt.Errorf("%w: %v", fail.ErrBadInput, err)
