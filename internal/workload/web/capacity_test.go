@@ -24,7 +24,7 @@ func TestSearchSettings(t *testing.T) {
 		s.Warmup.Std() != time.Second || s.ConnectionsGiven {
 		t.Errorf("settings %+v", s)
 	}
-	limit := s.MaxConnections // the open-file limit's
+	limit := s.MaxConnections              // the open-file limit's
 	r.Params["max_connections"] = int64(9) // a server on stream_select would say 900
 	if s, _ = searchSettings(r, engine.Config{Connections: 10}); limit < 9 || s.MaxConnections != 9 {
 		t.Errorf("max_connections 9 under an open-file limit of %d: settings %+v", limit, s)
