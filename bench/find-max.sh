@@ -44,13 +44,22 @@ mkdir -p "$OUT"
 SERVER=
 trap '[[ -n $SERVER ]] && kill -INT $SERVER 2>/dev/null || true' EXIT
 
-# serve PORT ARGS...: a built-in server pinned to SUT_CPU, listening on PORT (its log in $OUT).
+# serve ARGS...: a built-in server pinned to SUT_CPU, listening on a free port it sets in PORT
+# (its log in $OUT); a port found taken (the server exits at once) is tried anew, five times.
 serve() {
-	local port=$1
-	shift
-	taskset -c "$SUT_CPU" bin/iobench serve "$@" --listen "127.0.0.1:$port" >"$OUT/server-$1-$port.log" 2>&1 &
-	SERVER=$!
-	for _ in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+	for _ in 1 2 3 4 5; do
+		PORT=$(( 20000 + RANDOM % 20000 ))
+		taskset -c "$SUT_CPU" bin/iobench serve "$@" --listen "127.0.0.1:$PORT" >"$OUT/server-$1-$PORT.log" 2>&1 &
+		SERVER=$!
+		for _ in $(seq 50); do
+			kill -0 "$SERVER" 2>/dev/null || break
+			(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
+			sleep 0.1
+		done
+		stop_server
+	done
+	echo "bench/find-max.sh: iobench serve $* did not listen on five ports in a row; see $OUT/server-*.log" >&2
+	exit 1
 }
 
 stop_server() {
@@ -61,8 +70,7 @@ stop_server() {
 
 accuracy() {
 	for R in $RATES; do
-		PORT=$(( 20000 + RANDOM % 20000 ))
-		serve "$PORT" hello --max-rate "$R"
+		serve hello --max-rate "$R"
 		ok=0
 		for i in $(seq "$SEARCHES"); do
 			rec=$OUT/find-max-$R-$i.json
@@ -89,8 +97,9 @@ accuracy() {
 
 # guard: a fast server, the generator's CPU shared with two busy loops.
 guard() {
-	local port=$(( 20000 + RANDOM % 20000 )) busy=() rec=$OUT/guard.json line
-	serve "$port" hello
+	local port busy=() rec=$OUT/guard.json line
+	serve hello
+	port=$PORT
 	for _ in 1 2; do taskset -c "$GEN_CPU" sh -c 'while :; do :; done' & busy+=($!); done
 	line=$(taskset -c "$GEN_CPU" bin/iobench http --find-max --slo "$SLO" -t 1 --quiet --json "$rec" "http://127.0.0.1:$port/" 2>/dev/null | head -1) || true
 	kill "${busy[@]}"
@@ -105,8 +114,9 @@ guard() {
 
 # starved: calls that wait 10 ms concurrently, two connections given by hand.
 starved() {
-	local port=$(( 20000 + RANDOM % 20000 )) rec=$OUT/starved.json line
-	serve "$port" upstream --delay 10ms
+	local port rec=$OUT/starved.json line
+	serve upstream --delay 10ms
+	port=$PORT
 	line=$(taskset -c "$GEN_CPU" bin/iobench http --find-max --slo 'p99<1s' -c 2 --start-rate 50 -t 1 --quiet --json "$rec" "http://127.0.0.1:$port/" 2>/dev/null | head -1) || true
 	stop_server
 	local bound at needed
