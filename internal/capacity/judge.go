@@ -81,8 +81,10 @@ func limitText(s SLO) string {
 }
 
 // generatorBound returns what shows the generator fell behind, none when nothing does. Late
-// sends count only when the service's own time (from the send) met the SLOs: then the lateness
-// is what broke them.
+// sends count only when a latency SLO (from the intended start) broke while the service's own
+// time (from the send) met them all: then the lateness is what broke it. Sends a millisecond
+// late do not make a service miss its rate: a step that broke only the achieved rate (or the
+// errors) is the service's, late sends or not.
 func generatorBound(slos []SLO, r StepResult) []string {
 	var why []string
 	if r.GeneratorCPU >= busyThread {
@@ -91,10 +93,20 @@ func generatorBound(slos []SLO, r StepResult) []string {
 	if limit := tightest(slos) / runQueueShare; limit > 0 && r.RunQueueDelay > limit {
 		why = append(why, fmt.Sprintf("its threads waited %s on average to run (above a tenth of the SLO, %s)", millis(r.RunQueueDelay), millis(limit)))
 	}
-	if share(r.LateSends, r.Requests) > lateShare && !serviceFails(slos, r) {
+	if share(r.LateSends, r.Requests) > lateShare && latencyBroken(slos, r) && !serviceFails(slos, r) {
 		why = append(why, fmt.Sprintf("%s requests (%.1f%%) were sent late while their connection was free", units.Count(r.LateSends), 100*share(r.LateSends, r.Requests)))
 	}
 	return why
+}
+
+// latencyBroken reports whether r broke a latency SLO, timed from the intended start.
+func latencyBroken(slos []SLO, r StepResult) bool {
+	for _, s := range slos {
+		if _, ok := s.value(r, false); !ok && s.Metric != "errors" {
+			return true
+		}
+	}
+	return false
 }
 
 // starved reports whether more than a few requests waited for a free connection.

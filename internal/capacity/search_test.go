@@ -321,6 +321,22 @@ func TestJudgeAchievedShare(t *testing.T) {
 	}
 }
 
+// TestJudgeLateSendsBreakLatency: requests sent late while their connection was free make a step
+// generator-bound only when a latency SLO (from the intended start) broke; a step that missed
+// only its rate, its latency holding, is the service's (a knee seen in quiet capacity-fanout
+// runs: 2.8% of sends over 1 ms late, p99 60 ms < 100 ms, 98.7% of the rate).
+func TestJudgeLateSendsBreakLatency(t *testing.T) {
+	l := Latencies{P50: time.Millisecond, P99: 2 * time.Millisecond}
+	r := StepResult{Target: 12000, Achieved: 11854, Requests: 24000, Latency: l, Service: l, LateSends: 669}
+	if v, why := judge(p99Under20ms, r); v != Service {
+		t.Errorf("rate missed, latency held, late sends: verdict %s (%s), want the service's", v, why)
+	}
+	r.Latency.P99 = 300 * time.Millisecond // the same late sends now broke the p99 from the intended start
+	if v, why := judge(p99Under20ms, r); v != Generator || !strings.Contains(why, "sent late") {
+		t.Errorf("p99 broken by late sends: verdict %s (%s), want generator-bound", v, why)
+	}
+}
+
 // TestSearchGeneratorBoundOnce: a step the generator fell behind on once (and not on its retry)
 // does not end the search: the knee is still found, and the step is in the record twice.
 func TestSearchGeneratorBoundOnce(t *testing.T) {
