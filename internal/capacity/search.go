@@ -40,7 +40,7 @@ type Settings struct {
 
 // Defaults returns the documented defaults of --find-max.
 func Defaults() Settings {
-	return Settings{StartRate: 1000, Ceiling: 100_000, Floor: 10, Precision: 0.02, MaxSteps: 30, Factor: 2, Confirm: 3,
+	return Settings{StartRate: 1000, Ceiling: 100_000, Floor: 10, Precision: 0.02, MaxSteps: 40, Factor: 2, Confirm: 3,
 		StepDuration: result.Duration(5 * time.Second), Warmup: result.Duration(time.Second)}
 }
 

@@ -135,7 +135,7 @@ func (l *loop) h2start(c *loopConn, q inflight, now time.Time) {
 		h.bodies[i] = h.bodies[i][:0]
 	}
 	q.sent = l.ns(now)
-	if c.pacer == nil {
+	if l.pacer == nil {
 		q.intended = q.sent
 	}
 	*s = h2stream{id: h.nextID, q: q, win: h.peerInit}

@@ -8,18 +8,32 @@ import (
 	"github.com/iobench/iobench/internal/httpload"
 )
 
-// fill starts as many requests as c may have in flight and writes them: in a closed loop up to
-// the pipeline depth at once (one while c has no socket, so that a refused connect fails once,
-// as without pipelining), in an open loop every one whose intended start has come (the next one
-// sets c's timer), while the duration and this thread's -n share last. A connection with nothing
-// left to send and nothing in flight finishes.
+// fill starts as many requests as c may have in flight and writes them. In a closed loop that is
+// up to the pipeline depth at once (one while c has no socket, so that a refused connect fails
+// once, as without pipelining), while the duration and this thread's -n share last. In an open
+// loop c joins the connections with room and the thread's schedule hands out what is due (see
+// sched). A connection with nothing left to send and nothing in flight finishes.
 func (l *loop) fill(c *loopConn, now time.Time) {
+	if l.pacer != nil {
+		l.offer(c, l.ns(now))
+		l.dispatch(now)
+		if c.phase != phFinished && (c.done || c.phase == phOpen) {
+			l.flush(c, now)
+		}
+		return
+	}
 	depth := l.depth
-	if c.phase != phOpen && c.pacer == nil {
+	if c.phase != phOpen {
 		depth = 1
 	}
 	for l.inFlight(c) < depth && l.next(c, now) {
 	}
+	l.flush(c, now)
+}
+
+// flush writes what c has queued (or connects it to), or finishes it when it is done and has
+// nothing in flight.
+func (l *loop) flush(c *loopConn, now time.Time) {
 	switch {
 	case l.inFlight(c) == 0 && c.done:
 		if c.h2 != nil && c.phase == phOpen { // what it still owes the server (a RST_STREAM), once, whatever comes of it
@@ -43,28 +57,12 @@ func (l *loop) inFlight(c *loopConn) int {
 	return c.inflight.n
 }
 
-// next queues c's next request when its time has come and reports whether it did; it sets
-// c.done when c is to start no more.
+// next queues c's next request of a closed loop and reports whether it did; it sets c.done when
+// c is to start no more.
 func (l *loop) next(c *loopConn, now time.Time) bool {
 	r := l.r
 	if c.done {
 		return false
-	}
-	if c.pacer != nil {
-		intended, ok := c.pacer.peek(r.end)
-		if !ok {
-			c.done = true
-			return false
-		}
-		if intended.After(now) {
-			l.dueBy(c, int64(intended.Sub(r.start)))
-			return false
-		}
-		c.pacer.n++
-		at := l.ns(intended)
-		waited := c.phase != phOpen || c.freed-at > int64(lateAfter)
-		l.push(c, inflight{intended: at, sent: l.ns(now), counted: !intended.Before(r.measure), waited: waited})
-		return true
 	}
 	if !now.Before(r.end) {
 		c.done = true
@@ -279,7 +277,7 @@ func (l *loop) read(c *loopConn) {
 // free, so at least 3M/4 stay open.
 func (l *loop) refill(c *loopConn) int {
 	switch {
-	case c.pacer != nil || l.depth == 1 || c.done:
+	case l.pacer != nil || l.depth == 1 || c.done:
 		return l.depth - 1
 	case c.h2 != nil:
 		return l.depth - max(1, l.depth/4)
@@ -340,12 +338,12 @@ func (l *loop) ended(c *loopConn, resp httpload.Response, err error) bool {
 	return true
 }
 
-// freeing notes, as one of c's requests ends with its answer arrived at done, when c last had
-// room for another: done, when it was full. A loop that reads the answer late is then late
-// itself, not waiting for the connection.
+// freeing notes, as one of c's requests ends with its answer arrived at done, that an open loop
+// starved of connections had room again at done: a loop that reads the answer late is then late
+// itself, not waiting for a connection.
 func (l *loop) freeing(c *loopConn, done time.Time) {
-	if l.inFlight(c) >= l.depth {
-		c.freed = l.ns(done)
+	if l.pacer != nil && !c.hup {
+		l.roomAgain(l.ns(done))
 	}
 }
 

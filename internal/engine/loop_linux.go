@@ -34,15 +34,14 @@ type loopConn struct {
 	readable, writable   bool // edge-triggered readiness not yet used up by EAGAIN
 	hup                  bool // the peer closed or the socket failed: read until EOF
 	done                 bool // starts no more requests (duration over, -n share used)
-	inflight             queue
+	inflight             queue[inflight]
 	unsent               int   // the last unsent requests in flight are not fully written
 	wrote                int   // bytes of the first unsent one already written
 	due                  int64 // the timer, nanoseconds since the run's start
 	deadline             int64 // the connect's deadline, likewise
 	arrived              int64 // the kernel's receive time of the last read, when stamped
-	freed                int64 // when c last had room for one more request in flight, likewise
 	slot                 int   // index in the loop's timers, -1 when none
-	pacer                *Pacer
+	offered              bool  // in the open loop's queue of connections with room (loop.free)
 	p                    httpload.Parser
 	h2                   *h2conn // HTTP/2 (Config.HTTP2); nil for HTTP/1.1
 	answered, unanswered int64
@@ -53,7 +52,7 @@ type loopConn struct {
 type inflight struct {
 	intended, sent int64 // nanoseconds since the run's start: a third of two time.Time's size
 	counted        bool
-	waited         bool // its connection was full (or not open) at its intended start
+	waited         bool // no connection had room for it at its intended start (or its own was connecting)
 }
 
 // ns is t in nanoseconds since the run's start, as inflight and the timers keep it.
@@ -64,27 +63,34 @@ func (l *loop) outcome(q inflight, resp httpload.Response, err error, done time.
 	return outcome{resp: resp, err: err, intended: l.r.start.Add(time.Duration(q.intended)), sent: l.r.start.Add(time.Duration(q.sent)), done: done, waited: q.waited, counted: q.counted}
 }
 
-// queue is a connection's requests in flight, oldest first: a ring of the pipeline depth, made
-// once, so that a request costs no allocation.
-type queue struct {
-	ring    []inflight
+// queue is a ring of a fixed size, oldest first, made once, so that taking and giving back
+// cost no allocation: a connection's requests in flight (of the pipeline depth), or an open
+// loop's connections with room for a request.
+type queue[T any] struct {
+	ring    []T
 	head, n int
 }
 
-func (q *queue) push(r inflight) {
+func (q *queue[T]) push(r T) {
 	q.ring[(q.head+q.n)%len(q.ring)] = r
 	q.n++
 }
 
-func (q *queue) pop() inflight {
+func (q *queue[T]) pop() T {
 	r := q.ring[q.head]
 	q.head = (q.head + 1) % len(q.ring)
 	q.n--
 	return r
 }
 
-// at returns the i-th request in flight, oldest first.
-func (q *queue) at(i int) *inflight { return &q.ring[(q.head+i)%len(q.ring)] }
+// popNewest takes the newest element.
+func (q *queue[T]) popNewest() T {
+	q.n--
+	return q.ring[(q.head+q.n)%len(q.ring)]
+}
+
+// at returns the i-th element, oldest first.
+func (q *queue[T]) at(i int) *T { return &q.ring[(q.head+i)%len(q.ring)] }
 
 // loop is one -t thread of the event-loop engine: an edge-triggered epoll instance over its
 // connections' non-blocking sockets, each registered once, a timer heap whose earliest entry
@@ -111,6 +117,7 @@ type loop struct {
 	noPwait2 bool
 	// co is set when the loop coalesces its wake-ups (open loop, high rate: see coalesces).
 	co *coalescer
+	sched
 }
 
 // errLoopTimeout is the timeout error of a request whose deadline passed in the event loop.
@@ -292,6 +299,7 @@ func (l *loop) setup() {
 	l.events = make([]unix.EpollEvent, len(l.conns)+1)
 	l.live = len(l.conns)
 	now := l.r.clock.Now()
+	l.initSched()
 	for i := range l.conns {
 		c := &l.conns[i]
 		c.inflight.ring = make([]inflight, l.depth)
@@ -306,9 +314,6 @@ func (l *loop) setup() {
 		c.p.SetKeepBody(cfg.Expect.Body != nil)
 		if cfg.Timing != "" {
 			c.p.CaptureHeader(TimingHeader)
-		}
-		if cfg.Rate > 0 {
-			c.pacer = NewPacer(l.r.clock, l.r.start.Add(cfg.Phase), cfg.Rate, c.k, cfg.Connections)
 		}
 		l.fill(c, now)
 	}
@@ -346,22 +351,24 @@ func (l *loop) wait(timeout time.Duration) (int, error) {
 	return unix.EpollWait(l.ep, l.events, int((timeout+time.Millisecond-1)/time.Millisecond))
 }
 
-// fireTimers runs every timer that is due and returns the time until the next one, the timeout
-// of the wait (at most maxNap, so a clock that jumps is noticed), and the time it read last (zero
-// when there was no timer).
+// fireTimers runs every timer that is due, the open loop's schedule's included, and returns the
+// time until the next one, the timeout of the wait (at most maxNap, so a clock that jumps is
+// noticed), and the time it read last.
 func (l *loop) fireTimers() (time.Duration, time.Time) {
-	var now time.Time
-	for l.timers.len() > 0 {
-		now = l.r.clock.Now()
+	for {
+		now := l.r.clock.Now()
 		elapsed := int64(now.Sub(l.r.start))
+		wait := min(l.dueIn(now, elapsed), maxNap)
+		if l.timers.len() == 0 {
+			return wait, now
+		}
 		c := l.timers.top()
-		if wait := c.due - elapsed; wait > 0 {
-			return min(time.Duration(wait), maxNap), now
+		if w := c.due - elapsed; w > 0 {
+			return min(time.Duration(w), wait), now
 		}
 		l.timers.clear(c)
 		l.expire(c, now)
 	}
-	return maxNap, now
 }
 
 // expire handles a connection whose timer came due: a connect or the oldest request past its

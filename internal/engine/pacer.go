@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync/atomic"
 	"time"
 )
 
@@ -11,38 +12,56 @@ const maxNap = 100 * time.Millisecond
 // It matches the timer accuracy wrk2 documents (about 1 ms).
 const lateAfter = time.Millisecond
 
-// Pacer hands one connection its intended start times in an open loop. A total rate R over C
-// connections gives each connection one request every C/R seconds, connection k shifted by k/R, so
-// the merged schedule is evenly spaced at 1/R and no remainder is dropped. Intended times never
-// move when the server is slow: a late request shifts nothing after it.
+// Pacer hands out intended start times in an open loop. The run's schedule is evenly spaced at
+// 1/R: its j-th request is due at j/R, and belongs to connection j mod C of the C connections
+// (wrk2 gives each connection one request every C/R seconds, connection k shifted by k/R, so no
+// remainder is dropped). A pacer hands out the share of some of those connections, in order:
+// one connection's (NewPacer), a thread's (its connections k, k+T, k+2T, ...), or the whole
+// run's, which connections then take from as they come free. Intended times never move when the
+// server is slow: a late request shifts nothing after it. Taking is safe from several
+// goroutines at once.
 type Pacer struct {
-	clock    Clock
-	start    time.Time
-	offset   float64 // ns
-	interval float64 // ns
-	n        int64
+	clock  Clock
+	start  time.Time
+	per    float64 // ns between two requests of the whole run
+	first  int64   // the first connection of the share
+	stride int64   // between two connections of the share
+	count  int64   // connections in the share
+	conns  int64   // connections of the whole run
+	n      atomic.Int64
 }
 
 // NewPacer returns the pacer of connection k (0-based) of conns, at a total rate per second.
 func NewPacer(clock Clock, start time.Time, rate float64, conn, conns int) *Pacer {
-	per := float64(time.Second) / rate // ns between two requests of the whole run
+	return newSharePacer(clock, start, rate, conn, 1, 1, conns)
+}
+
+// newSharePacer returns the pacer of count connections of conns, first, first+stride, ..., at a
+// total rate per second. With first 0, stride 1 and count conns it is the whole run's schedule.
+func newSharePacer(clock Clock, start time.Time, rate float64, first, stride, count, conns int) *Pacer {
 	return &Pacer{
-		clock:    clock,
-		start:    start,
-		offset:   per * float64(conn),
-		interval: per * float64(conns),
+		clock:  clock,
+		start:  start,
+		per:    float64(time.Second) / rate,
+		first:  int64(first),
+		stride: int64(stride),
+		count:  int64(max(count, 1)),
+		conns:  int64(conns),
 	}
 }
 
-// At returns the intended start of the connection's i-th request.
+// At returns the intended start of the share's i-th request.
 func (p *Pacer) At(i int64) time.Time {
-	return p.start.Add(time.Duration(p.offset + float64(i)*p.interval))
+	round, k := i/p.count, i%p.count
+	j := round*p.conns + p.first + k*p.stride
+	return p.start.Add(time.Duration(float64(j) * p.per))
 }
 
-// Next waits until the next intended start and returns it; ok is false when that start would be at
-// or after end, or when stop reports true while waiting.
+// Next takes the next intended start and waits until it comes; ok is false when that start would
+// be at or after end, or when stop reports true while waiting.
 func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bool) {
-	if intended, ok = p.take(end); !ok {
+	intended = p.At(p.n.Add(1) - 1)
+	if !intended.Before(end) {
 		return intended, false
 	}
 	for {
@@ -57,18 +76,12 @@ func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bo
 	}
 }
 
-// take returns the next intended start without waiting for it; ok is false when it would be at or
-// after end (and then the pacer stays where it is).
-func (p *Pacer) take(end time.Time) (intended time.Time, ok bool) {
-	if intended, ok = p.peek(end); ok {
-		p.n++
-	}
-	return intended, ok
-}
-
 // peek returns the next intended start without taking it; ok is false when it would be at or
 // after end.
 func (p *Pacer) peek(end time.Time) (intended time.Time, ok bool) {
-	intended = p.At(p.n)
+	intended = p.At(p.n.Load())
 	return intended, intended.Before(end)
 }
+
+// skip takes the start peek returned.
+func (p *Pacer) skip() { p.n.Add(1) }

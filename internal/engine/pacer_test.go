@@ -87,3 +87,36 @@ func TestPacerStops(t *testing.T) {
 		t.Fatalf("waited %v after a stop, want at most a few naps", waited)
 	}
 }
+
+// TestSharePacersMergeToRunSchedule: the threads' shares of an event loop (connections k, k+T,
+// ...) together make the run's evenly spaced schedule, each start once, for conns not a multiple
+// of threads too.
+func TestSharePacersMergeToRunSchedule(t *testing.T) {
+	for _, tt := range []struct{ conns, threads int }{{5, 2}, {4, 2}, {7, 3}, {1, 1}, {3, 3}} {
+		start := time.Unix(0, 0)
+		rate, end := 1000.0, start.Add(100*time.Millisecond)
+		seen := map[time.Duration]int{}
+		for th := 0; th < tt.threads; th++ {
+			count := (tt.conns - th + tt.threads - 1) / tt.threads // conns th, th+T, ... below conns
+			p := newSharePacer(&fakeClock{now: start}, start, rate, th, tt.threads, count, tt.conns)
+			last := time.Duration(-1)
+			for at, ok := p.peek(end); ok; at, ok = p.peek(end) {
+				p.skip()
+				if d := at.Sub(start); d <= last {
+					t.Fatalf("%+v thread %d: start %v after %v, want each later than the last", tt, th, d, last)
+				} else {
+					last = d
+				}
+				seen[at.Sub(start)]++
+			}
+		}
+		if len(seen) != 100 {
+			t.Fatalf("%+v: %d distinct starts in 100 ms at 1,000/s, want 100", tt, len(seen))
+		}
+		for i := 0; i < 100; i++ {
+			if n := seen[time.Duration(i)*time.Millisecond]; n != 1 {
+				t.Fatalf("%+v: start %d ms handed out %d times, want once", tt, i, n)
+			}
+		}
+	}
+}

@@ -44,9 +44,9 @@ type Result struct {
 	Succeeded   int64
 	Errors      map[string]int64
 	Late        int64
-	// LateFree and ConnWaits split Late (open loop): requests sent late while their connection
-	// was free, the generator's own delay, and those whose connection was still busy with an
-	// earlier request (or not yet open) at their intended start.
+	// LateFree and ConnWaits split Late (open loop): requests sent late while a connection was
+	// free, the generator's own delay, and those for which no connection had room at their
+	// intended start (or whose connection was still connecting).
 	LateFree, ConnWaits int64
 	// Early counts the responses that came in the measured phase to requests of the warm-up
 	// (not counted elsewhere): with the counted ones, what the server answered in the phase.
@@ -90,6 +90,10 @@ type run struct {
 	stopped   atomic.Bool
 	wakeups   []func() // the event loops' wake-ups, called by stop
 	h2r       *h2req   // the request as HTTP/2 frames (Config.HTTP2)
+	// pacer is the goroutine engine's open-loop schedule, one for the run: each request goes to
+	// whichever connection comes free first, so that a request waits for a connection only when
+	// every one is busy (the event loop keeps one such schedule per thread).
+	pacer *Pacer
 }
 
 // slot holds a connection's live socket so that a stop can close it and unblock a pending read,
@@ -212,6 +216,10 @@ func (r *run) execute(ctx context.Context, kind string) (*Result, error) {
 // startConnections starts the goroutine engine: one goroutine per connection.
 func (r *run) startConnections() <-chan struct{} {
 	var wg sync.WaitGroup
+	if r.cfg.Rate > 0 {
+		n := r.cfg.Connections
+		r.pacer = newSharePacer(r.clock, r.start.Add(r.cfg.Phase), r.cfg.Rate, 0, 1, n, n)
+	}
 	for k := range r.slots {
 		g := r.groups[k%len(r.groups)] // round robin: remainders spread one per group
 		g.conns++
@@ -287,10 +295,7 @@ func (r *run) stop(finished <-chan struct{}) {
 
 // connection is the loop of one connection: closed loop or paced.
 func (r *run) connection(k int, g *group) {
-	var pacer *Pacer
-	if r.cfg.Rate > 0 {
-		pacer = NewPacer(r.clock, r.start.Add(r.cfg.Phase), r.cfg.Rate, k, r.cfg.Connections)
-	}
+	pacer := r.pacer
 	if !r.cfg.StartAt.IsZero() && !r.sleepUntil(r.start) {
 		return
 	}

@@ -61,7 +61,7 @@ default 5s). A step passes when every SLO holds and at least 99% of the rate was
 search climbs from --start-rate (default 1000) by x2 to the first failing step, bisects to
 --precision (default 0.02), steps down by /2 to --floor (default 10) when the first step fails,
 stops at --ceiling (default 100000) and confirms the answer with 3 more passing runs, stepping
-down when one fails; at most --max-steps (default 30) steps. A failing step is the service's
+down when one fails; at most --max-steps (default 40) steps. A failing step is the service's
 unless the generator fell behind (generator-bound: its busiest thread at 85% of a core or more,
 its threads waiting to run more than a tenth of the SLO on average, or over 1% of requests sent
 more than 1 ms late while their connection was free and the service's own time met the SLO) or
