@@ -93,7 +93,13 @@ func (l *loop) dispatch(now time.Time) {
 		return
 	}
 	l.dispatches = true
-	defer func() { l.dispatches = false }()
+	var last *loopConn // given requests not written yet: a connection's due requests go out in one write
+	defer func() {
+		if last != nil {
+			l.flush(last, now)
+		}
+		l.dispatches = false
+	}()
 	r := l.r
 	for !l.over {
 		intended, ok := l.pacer.peek(r.end)
@@ -110,12 +116,15 @@ func (l *loop) dispatch(now time.Time) {
 			l.starved = true
 			return
 		}
+		if last != nil && last != c {
+			l.flush(last, now)
+		}
+		last = c
 		l.pacer.skip()
 		at := l.ns(intended)
 		waited := c.phase != phOpen || l.freed-at > int64(lateAfter)
 		l.push(c, inflight{intended: at, sent: l.ns(now), counted: !intended.Before(r.measure), waited: waited})
-		l.offer(c, at) // pipelined: room for more, behind the others
-		l.flush(c, now)
+		l.offer(c, l.ns(now)) // pipelined or on streams: room for more, and taken first
 	}
 }
 
