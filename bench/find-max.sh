@@ -16,7 +16,8 @@
 #   bash bench/find-max.sh                         # accuracy: R = 2000 and 20000, 5 searches each
 #   RATES="2000" SEARCHES=1 bash bench/find-max.sh # a smoke test
 #   MARKS="guard starved" bash bench/find-max.sh
-#   MARKS=repeatability bash bench/find-max.sh    # about 12 minutes; SEARCHES=1 for a smoke test
+#   MARKS=repeatability bash bench/find-max.sh    # about 20 minutes; SEARCHES=1 for a smoke test
+#   MARKS=repeatability STEP=10s bash bench/find-max.sh   # steps of 10 s (the default is 5 s)
 #
 # Prints one line per search (R, the answer, its error against R, the steps, the seconds, the
 # result line) and a verdict per R (and per other mark). Records go to $OUT (default
@@ -139,7 +140,7 @@ params: {load: max, slo: ["p99<10ms"], threads: 1}
 cpus: {generator: "$GEN_CPU", sut: "$SUT_CPU"}
 repeats: $n
 warmup: 1s
-duration: 5s
+duration: ${STEP:-5s}
 YAML
 	bin/iobench run "$scen" --results "$OUT/repeatability" --quiet >"$OUT/repeatability.log" 2>&1 || true
 	for impl in node-hello python-asyncio-hello; do
