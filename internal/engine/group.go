@@ -25,8 +25,8 @@ type group struct {
 	completed int64            // responses received
 	succeeded int64            // responses that met the expectations
 	late      int64
-	lateFree  int64        // late while their connection was free: the generator's own delay
-	waits     int64        // late because their connection was busy, or not yet open
+	lateFree  int64        // late while a connection was free: the generator's own delay
+	waits     int64        // late because no connection had room, or theirs was not yet open
 	early     atomic.Int64 // responses in the measured phase to requests of the warm-up (Result.Early)
 	bytes     int64
 	errs      [nClasses]int64

@@ -34,14 +34,14 @@ type loopConn struct {
 	readable, writable   bool // edge-triggered readiness not yet used up by EAGAIN
 	hup                  bool // the peer closed or the socket failed: read until EOF
 	done                 bool // starts no more requests (duration over, -n share used)
-	inflight             queue[inflight]
+	inflight             queue
 	unsent               int   // the last unsent requests in flight are not fully written
 	wrote                int   // bytes of the first unsent one already written
 	due                  int64 // the timer, nanoseconds since the run's start
 	deadline             int64 // the connect's deadline, likewise
 	arrived              int64 // the kernel's receive time of the last read, when stamped
 	slot                 int   // index in the loop's timers, -1 when none
-	offered              bool  // in the open loop's queue of connections with room (loop.free)
+	offered              bool  // on the open loop's stack of connections with room (sched.free)
 	p                    httpload.Parser
 	h2                   *h2conn // HTTP/2 (Config.HTTP2); nil for HTTP/1.1
 	answered, unanswered int64
@@ -63,34 +63,27 @@ func (l *loop) outcome(q inflight, resp httpload.Response, err error, done time.
 	return outcome{resp: resp, err: err, intended: l.r.start.Add(time.Duration(q.intended)), sent: l.r.start.Add(time.Duration(q.sent)), done: done, waited: q.waited, counted: q.counted}
 }
 
-// queue is a ring of a fixed size, oldest first, made once, so that taking and giving back
-// cost no allocation: a connection's requests in flight (of the pipeline depth), or an open
-// loop's connections with room for a request.
-type queue[T any] struct {
-	ring    []T
+// queue is a connection's requests in flight, oldest first: a ring of the pipeline depth, made
+// once, so that a request costs no allocation.
+type queue struct {
+	ring    []inflight
 	head, n int
 }
 
-func (q *queue[T]) push(r T) {
+func (q *queue) push(r inflight) {
 	q.ring[(q.head+q.n)%len(q.ring)] = r
 	q.n++
 }
 
-func (q *queue[T]) pop() T {
+func (q *queue) pop() inflight {
 	r := q.ring[q.head]
 	q.head = (q.head + 1) % len(q.ring)
 	q.n--
 	return r
 }
 
-// popNewest takes the newest element.
-func (q *queue[T]) popNewest() T {
-	q.n--
-	return q.ring[(q.head+q.n)%len(q.ring)]
-}
-
-// at returns the i-th element, oldest first.
-func (q *queue[T]) at(i int) *T { return &q.ring[(q.head+i)%len(q.ring)] }
+// at returns the i-th request in flight, oldest first.
+func (q *queue) at(i int) *inflight { return &q.ring[(q.head+i)%len(q.ring)] }
 
 // loop is one -t thread of the event-loop engine: an edge-triggered epoll instance over its
 // connections' non-blocking sockets, each registered once, a timer heap whose earliest entry
