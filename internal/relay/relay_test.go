@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -268,29 +267,6 @@ func TestConfigRefused(t *testing.T) {
 		if _, err := ParseDelay("--latency", s); err == nil {
 			t.Errorf("ParseDelay(%q) accepted", s)
 		}
-	}
-}
-
-// TestArrivalStamp: on Linux a read says when its data reached the socket, not when the read
-// returned: data left waiting 30 ms is stamped about 30 ms before the read.
-func TestArrivalStamp(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the kernel's receive stamps are read on Linux only")
-	}
-	const wait = 30 * time.Millisecond
-	c := dial(t, relaytest.Server(t, relaytest.Echo))
-	in := newStampedReader(c)
-	if _, err := c.Write([]byte("x")); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(wait)
-	b := make([]byte, 8)
-	n, at, err := in.Read(b)
-	if err != nil || n != 1 {
-		t.Fatalf("read %d bytes, %v", n, err)
-	}
-	if held := time.Since(at); held < wait-5*time.Millisecond || held > wait+slack+20*time.Millisecond {
-		t.Errorf("stamped %v before the read returned, want about %v", held, wait)
 	}
 }
 

@@ -17,10 +17,15 @@ var stampLen = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
 
 // stampedReader reads a TCP connection with the kernel's receive time of what it read
 // (SO_TIMESTAMPNS): when the data reached the socket, before the runtime's poller woke the reader.
+//
+// The kernel turns receive stamps on for the whole machine lazily, from a work queue, when the
+// first socket asks for them: until it has, reads come back unstamped and take the time of their
+// return, so a process's first packets may be stamped late by the poller's wake-up.
 type stampedReader struct {
-	c   net.Conn
-	rc  syscall.RawConn // nil: c is no TCP connection, or it refused the option
-	oob []byte
+	c       net.Conn
+	rc      syscall.RawConn // nil: c is no TCP connection, or it refused the option
+	oob     []byte
+	stamped bool // the last read carried the kernel's stamp
 }
 
 // newStampedReader asks the kernel to stamp what c receives; without the stamps it reads c plainly
@@ -65,15 +70,18 @@ func (s *stampedReader) Read(b []byte) (int, time.Time, error) {
 	case n == 0 && len(b) > 0:
 		return 0, now, io.EOF
 	}
-	return n, arrival(s.oob[:oobn], now), nil
+	at, ok := arrival(s.oob[:oobn], now)
+	s.stamped = ok
+	return n, at, nil
 }
 
-// arrival is the receive time in oob's SCM_TIMESTAMPNS message, now without one (or one from
-// the future: the kernel's clock and ours are the same wall clock, but a step may come between).
-func arrival(oob []byte, now time.Time) time.Time {
+// arrival is the receive time in oob's SCM_TIMESTAMPNS message and true, or now and false
+// without one (or with one from the future: the kernel's clock and ours are the same wall clock,
+// but a step may come between).
+func arrival(oob []byte, now time.Time) (time.Time, bool) {
 	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return now
+		return now, false
 	}
 	for _, m := range msgs {
 		if m.Header.Level != unix.SOL_SOCKET || m.Header.Type != unix.SCM_TIMESTAMPNS || len(m.Data) < int(unsafe.Sizeof(unix.Timespec{})) {
@@ -82,10 +90,10 @@ func arrival(oob []byte, now time.Time) time.Time {
 		ts := (*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
 		at := time.Unix(ts.Unix())
 		if at.After(now) || now.Sub(at) > time.Second {
-			return now
+			return now, false
 		}
 		// at has no monotonic reading: rebase it on now's, so that later subtractions use it.
-		return now.Add(-now.Sub(at))
+		return now.Add(-now.Sub(at)), true
 	}
-	return now
+	return now, false
 }
