@@ -73,6 +73,9 @@ type StepRecord struct {
 	RunQueueDelay float64 `json:"run_queue_delay_us"`
 	LateSends     int64   `json:"late_sends"`
 	ConnWaits     int64   `json:"connection_waits"`
+	// BusyConnections is how many connections were in use on average (Little's law on the
+	// service's own time).
+	BusyConnections float64 `json:"busy_connections"`
 }
 
 func newStepRecord(n int, phase string, conns int, r StepResult, verdict, why string) StepRecord {
@@ -81,6 +84,7 @@ func newStepRecord(n int, phase string, conns int, r StepResult, verdict, why st
 		P50: us(r.Latency.P50), P99: us(r.Latency.P99), P999: us(r.Latency.P999), Max: us(r.Latency.Max),
 		ServiceP99: us(r.Service.P99), Requests: r.Requests, Errors: r.Errors, Verdict: verdict, Why: why,
 		GeneratorCPU: round(r.GeneratorCPU, 3), RunQueueDelay: us(r.RunQueueDelay), LateSends: r.LateSends, ConnWaits: r.ConnWaits,
+		BusyConnections: round(r.BusyConnections(), 1),
 	}
 }
 
@@ -89,12 +93,12 @@ func us(d interface{ Microseconds() int64 }) float64 { return float64(d.Microsec
 // CSVRows is the section as a table, one row per step (iobench report --format csv).
 func (c *Record) CSVRows() (head []string, rows [][]string) {
 	head = []string{"n", "phase", "connections", "target_rate", "achieved_rate", "p50_us", "p99_us", "p99_9_us", "max_us",
-		"service_p99_us", "requests", "errors", "verdict", "generator_cpu", "run_queue_delay_us", "late_sends", "connection_waits", "why"}
+		"service_p99_us", "requests", "errors", "verdict", "generator_cpu", "run_queue_delay_us", "late_sends", "connection_waits", "busy_connections", "why"}
 	for _, s := range c.Steps {
 		rows = append(rows, []string{strconv.Itoa(s.N), s.Phase, strconv.Itoa(s.Connections), num(s.TargetRate), num(s.Achieved),
 			num(s.P50), num(s.P99), num(s.P999), num(s.Max), num(s.ServiceP99), strconv.FormatInt(s.Requests, 10),
 			strconv.FormatInt(s.Errors, 10), s.Verdict, num(s.GeneratorCPU), num(s.RunQueueDelay),
-			strconv.FormatInt(s.LateSends, 10), strconv.FormatInt(s.ConnWaits, 10), s.Why})
+			strconv.FormatInt(s.LateSends, 10), strconv.FormatInt(s.ConnWaits, 10), num(s.BusyConnections), s.Why})
 	}
 	return head, rows
 }

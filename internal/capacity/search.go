@@ -284,6 +284,9 @@ func (r *searcher) once(ctx context.Context, rate float64, phase string) (string
 	if err != nil {
 		return "", res, err
 	}
+	if res.Connections == 0 {
+		res.Connections = conns
+	}
 	verdict, why := judge(r.s.SLOs, res)
 	st := newStepRecord(len(r.rec.Steps)+1, phase, conns, res, verdict, why)
 	r.rec.Steps = append(r.rec.Steps, st)

@@ -51,9 +51,9 @@ func (s SLO) String() string {
 	return s.Metric + "<" + s.Limit.String()
 }
 
-// Latencies are a step's percentiles of latency.
+// Latencies are a step's percentiles of latency, and its mean.
 type Latencies struct {
-	P50, P99, P999, Max time.Duration
+	P50, P99, P999, Max, Mean time.Duration
 }
 
 // at returns the percentile a latency metric names.

@@ -629,3 +629,45 @@ func TestEarlyAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestOpenLoopKeepsItsPool: an open loop has its -c connections open from the start, however
+// few its rate needs, and opens none beyond them: the service sees the same pool whatever the
+// load did (a pool opened on demand opened one more for each request due during a connect).
+func TestOpenLoopKeepsItsPool(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, hello)
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 40, 1, 100, 500*time.Millisecond
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := srv.conns.Load(); n != 40 {
+			t.Errorf("the server saw %d connections, want the pool's 40 (%d requests answered)", n, res.Succeeded)
+		}
+	})
+}
+
+// TestOpenLoopCountsADeadServer: an open loop whose server dies counts the requests due after as
+// errors, none lost: each opens a connection that is refused.
+func TestOpenLoopCountsADeadServer(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		var once sync.Once
+		srv := newCountingServer(t, hello)
+		cfg := config(t, engine, srv.URL)
+		cfg.Connections, cfg.Threads, cfg.Rate, cfg.Duration = 4, 1, 200, 1500*time.Millisecond
+		cfg.ConnectWait = 10 * time.Millisecond
+		cfg.OnSecond = func(Snapshot) { once.Do(func() { srv.Listener.Close(); srv.CloseClientConnections() }) }
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed int64
+		for _, n := range res.Errors {
+			failed += n
+		}
+		if res.Succeeded == 0 || failed < 20 {
+			t.Fatalf("%d answered, errors %v: the requests due after the server died must fail", res.Succeeded, res.Errors)
+		}
+	})
+}

@@ -11,15 +11,20 @@ import (
 // fill starts as many requests as c may have in flight and writes them. In a closed loop that is
 // up to the pipeline depth at once (one while c has no socket, so that a refused connect fails
 // once, as without pipelining), while the duration and this thread's -n share last. In an open
-// loop c joins the connections with room and the thread's schedule hands out what is due (see
-// sched). A connection with nothing left to send and nothing in flight finishes.
+// loop c joins the connections with room (one the server closed between requests joins those
+// to open again) and the thread's schedule hands out what is due (see sched). A connection with
+// nothing left to send and nothing in flight finishes.
 func (l *loop) fill(c *loopConn, now time.Time) {
 	if l.pacer != nil {
+		if c.phase == phOpen && c.hup && l.inFlight(c) == 0 { // closed by the server between requests
+			l.closeConn(c)
+		}
 		l.offer(c, l.ns(now))
 		l.dispatch(now)
 		if c.phase != phFinished && (c.done || c.phase == phOpen) {
 			l.flush(c, now)
 		}
+		l.openSpares(now)
 		return
 	}
 	depth := l.depth
@@ -121,6 +126,7 @@ func (l *loop) connect(c *loopConn, now time.Time) {
 	}
 	c.fd, c.readable, c.writable, c.hup = fd, false, false, false
 	c.phase = phConnecting
+	l.connecting++
 	c.deadline = int64(now.Sub(l.r.start) + l.r.cfg.Timeout)
 	l.dueBy(c, c.deadline)
 }
@@ -162,6 +168,7 @@ func (l *loop) connected(c *loopConn) {
 		return
 	}
 	c.phase = phOpen
+	l.connecting--
 	if c.h2 != nil {
 		l.h2open(c)
 	}
@@ -186,6 +193,10 @@ func (l *loop) connectFailed(c *loopConn, now time.Time) {
 	c.unsent, c.wrote = 0, 0
 	c.phase = phPause
 	l.timers.set(c, int64(now.Add(l.r.cfg.ConnectWait).Sub(l.r.start)))
+	if l.pacer != nil { // a connect's place is free: a due request, or else a spare, takes it
+		l.dispatch(now)
+		l.openSpares(now)
+	}
 }
 
 // serve moves an open connection on: writes what is queued, reads what came.
@@ -391,6 +402,9 @@ func (l *loop) closeConn(c *loopConn) {
 	if c.fd >= 0 {
 		unix.Close(c.fd) // closing also removes it from the epoll set
 		c.fd = -1
+	}
+	if c.phase == phConnecting {
+		l.connecting--
 	}
 	c.p.Reset()
 	c.phase = phIdle

@@ -13,9 +13,20 @@ import "time"
 // pool may grow to, not what the service must serve at once (node's http server at 40,000 req/s,
 // -c 800: p99 2.9-3.2 ms taking the last freed, 4.7-22.5 ms taking each connection in turn;
 // 1.0-1.25 ms with -c 100).
+//
+// The loop opens all its connections from its start, at most maxConnecting connects at a time:
+// the service has -c connections, whatever the load did before, as wrk2's. One the server closes
+// (an idle timeout) opens again when a request needs it, as a client pool's would. (Opening them only when first needed left the count to chance: a
+// connect takes longer than the time between two requests at a high rate, so each request due
+// meanwhile opened one more, and a stall of the service opened hundreds, whose cost to the
+// service then stayed.) A request due while no open connection has room takes one still without
+// a socket, within the same bound, so that a refused connect fails it as a connect error.
 type sched struct {
 	pacer      *Pacer  // the thread's share of the run's schedule; nil in a closed loop
-	free       []int32 // a stack of the connections with room for a request, the one freed last on top
+	free       []int32 // a stack of the open connections with room for a request, the one freed last on top
+	spare      []int32 // a stack of the connections without a socket, to open when a request needs one
+	connecting int     // connects in progress
+	filled     bool    // every connection was opened once: spares now open only for a request
 	wakeAt     int64   // the next request's intended start, while the schedule waits for it
 	starved    bool    // a request is due and no connection has room for it
 	freed      int64   // when a connection last had room after none had
@@ -32,8 +43,14 @@ func (l *loop) initSched() {
 		return
 	}
 	l.pacer = newSharePacer(l.r.clock, l.r.start.Add(cfg.Phase), cfg.Rate, l.conns[0].k, len(l.r.groups), len(l.conns), cfg.Connections)
-	l.free = make([]int32, 0, len(l.conns)) // each connection is on it at most once: no growth
+	l.free = make([]int32, 0, len(l.conns)) // each connection is on one of them at most once: no growth
+	l.spare = make([]int32, 0, len(l.conns))
 }
+
+// maxConnecting is the most connects a thread's open loop has in progress at once: a few times
+// what a burst needs on loopback, where a connect takes tens of microseconds, and far below the
+// listen queue of common servers (Python's asyncio 100, nginx and Node 511).
+const maxConnecting = 16
 
 // room reports whether c may take one more request of the schedule: one to connect with while
 // it has no socket; once open, as many as it keeps in flight (over HTTP/2, as many streams as the
@@ -52,14 +69,19 @@ func (l *loop) room(c *loopConn) bool {
 	return c.inflight.n < l.depth
 }
 
-// offer queues c among the connections with room, if it has room and is not queued yet. A loop
-// that was starved has room again from at (nanoseconds since the run's start).
+// offer queues c among the connections with room, if it has room and is not queued yet: on free
+// when open, on spare when it has no socket. A loop that was starved has room again from at
+// (nanoseconds since the run's start).
 func (l *loop) offer(c *loopConn, at int64) {
 	if c.offered || !l.room(c) {
 		return
 	}
 	c.offered = true
-	l.free = append(l.free, c.idx)
+	if c.phase == phIdle {
+		l.spare = append(l.spare, c.idx)
+	} else {
+		l.free = append(l.free, c.idx)
+	}
 	l.roomAgain(at)
 }
 
@@ -71,11 +93,33 @@ func (l *loop) roomAgain(at int64) {
 	}
 }
 
-// take returns the connection that got room last, or nil when none has.
+// take returns the open connection that got room last; else, while fewer than maxConnecting
+// connects are in progress, one without a socket, to open; else nil.
 func (l *loop) take() *loopConn {
-	for n := len(l.free); n > 0; n = len(l.free) {
-		c := &l.conns[l.free[n-1]]
-		l.free = l.free[:n-1]
+	if c := l.pop(&l.free); c != nil || l.connecting >= maxConnecting {
+		return c
+	}
+	return l.pop(&l.spare)
+}
+
+// openSpares connects the loop's connections that were never opened, while fewer than
+// maxConnecting connects are in progress and the schedule has not ended.
+func (l *loop) openSpares(now time.Time) {
+	for !l.filled && l.connecting < maxConnecting && !l.over {
+		c := l.pop(&l.spare)
+		if c == nil {
+			l.filled = true
+			return
+		}
+		l.connect(c, now)
+	}
+}
+
+// pop takes connections off stack until one still has room, and returns it, or nil.
+func (l *loop) pop(stack *[]int32) *loopConn {
+	for n := len(*stack); n > 0; n = len(*stack) {
+		c := &l.conns[(*stack)[n-1]]
+		*stack = (*stack)[:n-1]
 		c.offered = false
 		if l.room(c) {
 			return c

@@ -103,7 +103,7 @@ with it.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	fs.IntVarP(&f.opts.Threads, "threads", "t", 0, "OS threads the generator may use (default min(2, connections))")
-	fs.IntVarP(&f.opts.Connections, "connections", "c", 10, "connections kept open; with -R the most the open loop uses (the connection freed last takes the next request)")
+	fs.IntVarP(&f.opts.Connections, "connections", "c", 10, "connections kept open; with -R a pool, all open from the start (the connection freed last takes the next request)")
 	cli.DurationVarP(fs, &f.opts.Duration, "duration", "d", 10*time.Second, "measured duration (10s, 2m; bare numbers are seconds)")
 	fs.Int64VarP(&f.opts.Requests, "requests", "n", 0, "total requests instead of a duration (ab's -n)")
 	fs.Float64VarP(&f.opts.Rate, "rate", "R", 0, "open loop: total requests per second (wrk2's -R)")
