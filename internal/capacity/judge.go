@@ -28,6 +28,8 @@ type StepResult struct {
 	LateSends, ConnWaits int64
 	// Connections is the pool the step had (the search sets it when the step does not).
 	Connections int
+	// Stopped says why the step ended before its window did (Spent), empty when it did not.
+	Stopped string
 }
 
 // BusyConnections is how many of the step's connections were in use on average, by Little's

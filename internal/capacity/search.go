@@ -288,6 +288,9 @@ func (r *searcher) once(ctx context.Context, rate float64, phase string) (string
 		res.Connections = conns
 	}
 	verdict, why := judge(r.s.SLOs, res)
+	if res.Stopped != "" {
+		why += " (" + res.Stopped + ")"
+	}
 	st := newStepRecord(len(r.rec.Steps)+1, phase, conns, res, verdict, why)
 	r.rec.Steps = append(r.rec.Steps, st)
 	if r.progress != nil {

@@ -83,3 +83,32 @@ func TestDefaultConnections(t *testing.T) {
 		t.Errorf("100 req/s at 20 ms: -c %d, want the least, 10", got)
 	}
 }
+
+// TestSpent: a step is given up once more answers are over the limit than the SLO leaves room
+// for in its whole window, and not before.
+func TestSpent(t *testing.T) {
+	slos := []SLO{{Metric: "p99", Limit: 10 * time.Millisecond}, {Metric: "errors", Pct: 1}}
+	// 20,000 answers so far, 300 of them (1.5%) at 50 ms: a p99 leaves room for 1,000 of 100,000.
+	slow := func(over float64) func(p float64) time.Duration {
+		return func(p float64) time.Duration {
+			if p >= 100-over {
+				return 50 * time.Millisecond
+			}
+			return time.Millisecond
+		}
+	}
+	p := SoFar{Planned: 100_000, Answered: 20_000, LatencyAt: slow(1.5)}
+	if why, ok := Spent(slos, p); ok {
+		t.Errorf("spent (%s) with 300 slow answers of the 1,000 a p99 allows in 100,000", why)
+	}
+	p.LatencyAt = slow(6) // 1,200 of 20,000 over 10 ms: more than the window's 1,000
+	if _, ok := Spent(slos, p); !ok {
+		t.Error("not spent with 1,200 answers over 10 ms of the 1,000 allowed")
+	}
+	p = SoFar{Planned: 100_000, Answered: 500, Errors: 1_001, LatencyAt: slow(0)}
+	if why, ok := Spent(slos, p); !ok {
+		t.Error("not spent with 1,001 errors of the 1,000 allowed")
+	} else if !strings.Contains(why, "errors") {
+		t.Errorf("why %q", why)
+	}
+}

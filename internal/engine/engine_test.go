@@ -267,10 +267,11 @@ func TestSlowConnectionIsNotStarvation(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("completed %d, late %d (%d free, %d waited), p50 %.0fus, p99 %.0fus", res.Completed, res.Late, res.LateFree, res.ConnWaits, res.Latency.Quantile(50), res.Latency.Quantile(99))
-		// A stray wait is allowed, never one per request: a connection's first request waits for
-		// its connect (over 1 ms under the race detector on a busy machine), and the goroutine
-		// engine's connections take their next start when their goroutine runs, maybe late.
-		if allowed := res.Completed / 100; res.ConnWaits > allowed {
+		// A few stray waits are allowed, never one per request: a connection's first request
+		// waits for its connect (over 1 ms under the race detector on a busy machine), and the
+		// goroutine engine's connections take their next start when their goroutine runs, maybe
+		// late (1-3 of 299 in a row of runs; the old design fails on the completed count).
+		if allowed := res.Completed / 50; res.ConnWaits > allowed {
 			t.Errorf("%d requests counted as waiting for a connection (at most %d), while three of four were free", res.ConnWaits, allowed)
 		}
 		if res.Completed < 250 {

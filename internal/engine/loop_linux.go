@@ -310,6 +310,10 @@ func (l *loop) setup() {
 		}
 		l.fill(c, now)
 	}
+	if l.pacer != nil {
+		l.set = true
+		l.openSpares(now)
+	}
 }
 
 // poll takes the events already there without blocking, by a raw system call: under load it

@@ -26,6 +26,7 @@ type sched struct {
 	free       []int32 // a stack of the open connections with room for a request, the one freed last on top
 	spare      []int32 // a stack of the connections without a socket, to open when a request needs one
 	connecting int     // connects in progress
+	set        bool    // setup has offered every connection: openSpares may begin
 	filled     bool    // every connection was opened once: spares now open only for a request
 	wakeAt     int64   // the next request's intended start, while the schedule waits for it
 	starved    bool    // a request is due and no connection has room for it
@@ -105,7 +106,7 @@ func (l *loop) take() *loopConn {
 // openSpares connects the loop's connections that were never opened, while fewer than
 // maxConnecting connects are in progress and the schedule has not ended.
 func (l *loop) openSpares(now time.Time) {
-	for !l.filled && l.connecting < maxConnecting && !l.over {
+	for l.set && !l.filled && l.connecting < maxConnecting && !l.over {
 		c := l.pop(&l.spare)
 		if c == nil {
 			l.filled = true

@@ -30,6 +30,9 @@ type Snapshot struct {
 	RateNow   float64       // responses per second in the last second
 	P99       float64       // microseconds, so far
 	Errors    int64         // so far
+	// LatencyAt returns the p-th percentile of the latency so far, in microseconds; it may be
+	// called during OnSecond only.
+	LatencyAt func(p float64) float64
 }
 
 // Result is what a run measured. Uncorrected and Lag are nil in a closed loop.

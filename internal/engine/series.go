@@ -65,6 +65,7 @@ func (t *ticker) tick() {
 			RateNow:   float64(done) / span.Seconds(),
 			P99:       t.total.Quantile(99),
 			Errors:    t.errs,
+			LatencyAt: t.total.Quantile,
 		})
 	}
 }

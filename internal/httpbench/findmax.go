@@ -2,6 +2,7 @@ package httpbench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ const maxRest = 10 * time.Second
 func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta, progress func(capacity.StepRecord)) (*result.Record, error) {
 	probe := cpuprobe.Run()
 	cfg.Warmup, cfg.Duration, cfg.Requests, cfg.Drain, cfg.OnSecond = s.Warmup.Std(), s.StepDuration.Std(), 0, false, nil
-	st := &stepper{base: cfg}
+	st := &stepper{base: cfg, slos: s.SLOs}
 	s.Rest = rest
 	sec, err := capacity.Search(ctx, s, st.step, progress)
 	if err != nil {
@@ -65,6 +66,7 @@ func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta
 // the order of the search's step records.
 type stepper struct {
 	base    engine.Config
+	slos    []capacity.SLO
 	results []*engine.Result
 	configs []engine.Config
 	costs   []stepCost
@@ -86,15 +88,35 @@ func (st *stepper) step(ctx context.Context, rate float64, conns int) (capacity.
 	run := cfg
 	open := connectTime(conns)
 	run.Phase, run.Warmup = cfg.Phase+open, cfg.Warmup+open
+	stepCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var stopped string
+	run.OnSecond = func(s engine.Snapshot) {
+		if why, ok := capacity.Spent(st.slos, progress(s, rate, cfg.Duration)); ok && stopped == "" {
+			stopped = fmt.Sprintf("stopped after %s of %s: %s", s.Elapsed.Round(time.Second), cfg.Duration, why)
+			stop()
+		}
+	}
 	meters := startMeters(cfg)
-	res, err := engine.Run(ctx, run)
+	res, err := engine.Run(stepCtx, run)
 	if err != nil {
 		return capacity.StepResult{}, err
 	}
 	used, busy, wall := meters.take()
 	st.results, st.configs = append(st.results, res), append(st.configs, cfg)
 	st.costs = append(st.costs, stepCost{used, busy, wall})
-	return stepResult(res, rate, conns, used, wall, meters.schedDelay()), nil
+	r := stepResult(res, rate, conns, used, wall, meters.schedDelay())
+	r.Stopped = stopped
+	return r, nil
+}
+
+// progress is what a step's snapshot says of it so far, for capacity.Spent.
+func progress(s engine.Snapshot, rate float64, window time.Duration) capacity.SoFar {
+	p := capacity.SoFar{Planned: int64(rate * window.Seconds()), Answered: s.Completed, Errors: s.Errors}
+	if s.LatencyAt != nil {
+		p.LatencyAt = func(q float64) time.Duration { return time.Duration(s.LatencyAt(q) * float64(time.Microsecond)) }
+	}
+	return p
 }
 
 // connectTime is the time a step gives its conns connections to open before its schedule
