@@ -56,8 +56,9 @@ https:// (a server that does not choose h2 stops the run before any load, saying
 
 --find-max finds the highest rate the service sustains within every --slo (latency from the
 intended start: p50, p99, p99.9 or max below a duration; errors below a percentage). Each step is
-an open loop at one rate: a --warmup (default 1s), then a measured window (--step-duration,
-default 5s). A step passes when every SLO holds and at least 99% of the rate was achieved. The
+an open loop at one rate: its connections open, then a --warmup (default 1s), then a measured
+window (--step-duration, default 5s), stopped early once it has failed whatever the rest brings.
+A step passes when every SLO holds and at least 99% of the rate was achieved. The
 search climbs from --start-rate (default 1000) by x2 to the first failing step, bisects to
 --precision (default 0.02), steps down by /2 to --floor (default 10) when the first step fails,
 stops at --ceiling (default 100000) and confirms the answer with 3 more passing runs, stepping
@@ -65,7 +66,8 @@ down when one fails; at most --max-steps (default 40) steps. A failing step is t
 unless the generator fell behind (generator-bound: its busiest thread at 85% of a core or more,
 its threads waiting to run more than a tenth of the SLO on average, or over 1% of requests sent
 more than 1 ms late while their connection was free and the service's own time met the SLO) or
-requests waited for a free connection (connection-starved). A generator-bound step stops the
+requests waited for a free connection while at least half the pool was busy on average
+(connection-starved). A generator-bound step stops the
 search; a starved one is run once more with more connections, unless -c was given: then the
 search stops and says the -c it needs. Without -c, each step has the step's rate x the tightest
 SLO latency x 2 connections (Little's law), at least 10. It prints one line, also with --quiet, and a line per step on stderr
