@@ -75,7 +75,7 @@ type StepRecord struct {
 	ConnWaits     int64   `json:"connection_waits"`
 	// BusyConnections is how many connections were in use on average (Little's law on the
 	// service's own time).
-	BusyConnections float64 `json:"busy_connections"`
+	BusyConnections float64 `json:"busy_connections,omitempty"`
 }
 
 func newStepRecord(n int, phase string, conns int, r StepResult, verdict, why string) StepRecord {
