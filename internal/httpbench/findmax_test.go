@@ -2,7 +2,6 @@ package httpbench
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -10,24 +9,13 @@ import (
 	"github.com/iobench/iobench/internal/capacity"
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/httpload"
-	"github.com/iobench/iobench/internal/rawhttp"
-	"github.com/iobench/iobench/internal/rawhttp/rawhttptest"
 )
 
 // TestStepStopsWhenSpent: a step far past the service's knee (four connections to a service
 // taking 50 ms a request, at 200 req/s, p99 < 10 ms) stops at its first second, once more
 // answers are over the limit than its whole window leaves room for, not at the end of its 4 s.
 func TestStepStopsWhenSpent(t *testing.T) {
-	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error {
-		return rawhttp.Serve(ctx, ln, func(_ context.Context, _ rawhttp.Request, a *rawhttp.Answer) {
-			time.Sleep(50 * time.Millisecond)
-			a.Status, a.Body = 200, append(a.Body, "ok"...)
-		})
-	})
-	target, err := httpload.ParseURL(url + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := okServer(t, 50*time.Millisecond)
 	slo, _ := capacity.ParseSLO("p99<10ms")
 	st := &stepper{slos: []capacity.SLO{slo}, base: engine.Config{
 		Target: target, Request: httpload.RequestSpec{Method: "GET", Target: target}.Build(),

@@ -17,15 +17,7 @@ import (
 // record's generator CPU is the measured phase's, about a quarter of what the process spent over
 // the whole run, not all of it.
 func TestMeasureCountsTheMeasuredPhase(t *testing.T) {
-	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error {
-		return rawhttp.Serve(ctx, ln, func(_ context.Context, _ rawhttp.Request, a *rawhttp.Answer) {
-			a.Status, a.Body = 200, append(a.Body, "ok"...)
-		})
-	})
-	target, err := httpload.ParseURL(url + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	target := okServer(t, 0)
 	cfg := engine.Config{
 		Target: target, Request: httpload.RequestSpec{Method: "GET", Target: target}.Build(),
 		Connections: 4, Threads: 1, Timeout: 2 * time.Second, KeepAlive: true,
@@ -46,4 +38,21 @@ func TestMeasureCountsTheMeasuredPhase(t *testing.T) {
 	if rec.CPUProbe <= 0 {
 		t.Errorf("cpu_probe_us %v: want the machine's speed probed before the load", rec.CPUProbe)
 	}
+}
+
+// okServer starts a server answering every request 200 "ok" after taking delay, and returns
+// its target.
+func okServer(t *testing.T, delay time.Duration) httpload.Target {
+	t.Helper()
+	url := rawhttptest.URL(t, func(ctx context.Context, ln net.Listener) error {
+		return rawhttp.Serve(ctx, ln, func(_ context.Context, _ rawhttp.Request, a *rawhttp.Answer) {
+			time.Sleep(delay)
+			a.Status, a.Body = 200, append(a.Body, "ok"...)
+		})
+	})
+	target, err := httpload.ParseURL(url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
 }
