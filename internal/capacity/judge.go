@@ -121,8 +121,8 @@ func latencyBroken(slos []SLO, r StepResult) bool {
 // starved reports whether more than a few requests waited for a free connection while the pool
 // was at least half busy on average. Waits in a pool mostly idle are a stall of the service: for
 // a moment it held every connection, and a request that waited then would have waited as long
-// in the service's own queue (on this machine, a pause of 10-20 ms held every connection of a
-// Python server at 45,000 req/s while 2-10 of them were busy on average).
+// in the service's own queue (python-asyncio-hello's passing steps at 48,000-73,000 req/s had
+// 4.6-28 of their 960-1,460 connections busy on average, BENCHMARKS 8.4).
 func starved(r StepResult) bool {
 	return share(r.ConnWaits, r.Requests) > starvedShare && r.BusyConnections() >= starvedBusy*float64(r.Connections)
 }
