@@ -4,23 +4,22 @@ import "time"
 
 // sched is an open loop's schedule on one thread, shared by the thread's connections as a pool:
 // each request, when it comes due, goes to the connection freed last (as client pools such as Go's
-// http.Transport reuse the most recently used connection), and a connection first opens when it
-// is first needed. A request waits for a connection only when none of the thread's has room, so
-// that a slow answer on one connection delays nobody while others are free; wrk2 instead gives
-// each connection a schedule of its own, and there a request waits whenever its own connection's
-// last answer is late, which reads a stall of the service as too few connections. Taking the
-// connection freed last keeps the pool's busy part as small as the load needs: -c is what the
-// pool may grow to, not what the service must serve at once (node's http server at 40,000 req/s,
-// -c 800: p99 2.9-3.2 ms taking the last freed, 4.7-22.5 ms taking each connection in turn;
-// 1.0-1.25 ms with -c 100).
+// http.Transport reuse the most recently used connection). A request waits for a connection only
+// when none of the thread's has room, so that a slow answer on one connection delays nobody while
+// others are free; wrk2 instead gives each connection a schedule of its own, and there a request
+// waits whenever its own connection's last answer is late, which reads a stall of the service as
+// too few connections. Taking the connection freed last keeps the pool's busy part as small as
+// the load needs (node's http server at 40,000 req/s, -c 800: p99 2.9-3.2 ms taking the last
+// freed, 4.7-22.5 ms taking each connection in turn; 1.0-1.25 ms with -c 100).
 //
 // The loop opens all its connections from its start, at most maxConnecting connects at a time:
-// the service has -c connections, whatever the load did before, as wrk2's. One the server closes
-// (an idle timeout) opens again when a request needs it, as a client pool's would. (Opening them only when first needed left the count to chance: a
-// connect takes longer than the time between two requests at a high rate, so each request due
-// meanwhile opened one more, and a stall of the service opened hundreds, whose cost to the
-// service then stayed.) A request due while no open connection has room takes one still without
-// a socket, within the same bound, so that a refused connect fails it as a connect error.
+// the service has -c connections, whatever the load did before, as under wrk2. One the server
+// closes (an idle timeout) opens again when a request needs it, as a client pool's would.
+// (Opening each only when first needed left the count to chance: a connect takes longer than the
+// time between two requests at a high rate, so each request due meanwhile opened one more, and a
+// stall of the service opened hundreds, whose cost to the service then stayed.) A request due
+// while no open connection has room takes one still without a socket, within the same bound, so
+// that a refused connect fails it as a connect error.
 type sched struct {
 	pacer      *Pacer  // the thread's share of the run's schedule; nil in a closed loop
 	free       []int32 // a stack of the open connections with room for a request, the one freed last on top

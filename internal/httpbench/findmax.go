@@ -92,7 +92,10 @@ func (st *stepper) step(ctx context.Context, rate float64, conns int) (capacity.
 	defer stop()
 	var stopped string
 	run.OnSecond = func(s engine.Snapshot) {
-		if why, ok := capacity.Spent(st.slos, progress(s, rate, cfg.Duration)); ok && stopped == "" {
+		if stopped != "" {
+			return
+		}
+		if why, ok := capacity.Spent(st.slos, progress(s, rate, cfg.Duration)); ok {
 			stopped = fmt.Sprintf("stopped after %s of %s: %s", s.Elapsed.Round(time.Second), cfg.Duration, why)
 			stop()
 		}

@@ -68,12 +68,10 @@ func waitQueued(t *testing.T, c net.Conn) time.Time {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		queued := 0
-		if err := raw.Control(func(fd uintptr) { queued, err = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil {
-			t.Fatal(err)
-		}
-		if err != nil {
-			t.Fatal(err)
+		var queued int
+		var ioctlErr error
+		if err := raw.Control(func(fd uintptr) { queued, ioctlErr = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); err != nil || ioctlErr != nil {
+			t.Fatal(err, ioctlErr)
 		}
 		if queued > 0 {
 			return time.Now()
