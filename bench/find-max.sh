@@ -10,7 +10,12 @@
 #   repeatability: node-hello:keep-alive and python-asyncio-hello, started from their manifests by
 #     `iobench run` as any suite starts them (a load: max scenario written to $OUT, each impl
 #     started once per search), SEARCHES searches each (3 unless given) at p99 < 10 ms with the
-#     --find-max defaults (1 s warm-up, 5 s steps): every answer within ±7% of the impl's median.
+#     --find-max defaults (1 s warm-up, 5 s steps): every answer within ±7% of the impl's median;
+#   spread: no search, the servers' own speed: node-hello:keep-alive, python-asyncio-hello and
+#     go-hello:net-http, each started anew per run, loaded in turn by a closed loop (-c 50, 1 s
+#     warm-up, 3 s measured) SPREAD_RUNS times (15 unless given): per server the median req/s, the
+#     range and how many runs fell within ±7% of the median, and the range of the machine's
+#     cpu_probe_us. A search can be no steadier than the speed of what it measures.
 # The server and the generator are pinned to CPUs of their own (taskset, or the scenario's cpus:).
 #
 #   bash bench/find-max.sh                         # accuracy: R = 2000 and 20000, 5 searches each
@@ -18,6 +23,7 @@
 #   MARKS="guard starved" bash bench/find-max.sh
 #   MARKS=repeatability bash bench/find-max.sh    # about 20 minutes; SEARCHES=1 for a smoke test
 #   MARKS=repeatability STEP=10s bash bench/find-max.sh   # steps of 10 s (the default is 5 s)
+#   MARKS=spread bash bench/find-max.sh           # about 5 minutes
 #
 # Prints one line per search (R, the answer, its error against R, the steps, the seconds, the
 # result line) and a verdict per R (and per other mark). Records go to $OUT (default
@@ -157,10 +163,35 @@ YAML
 	done
 }
 
+# spread: each server's closed-loop peak over SPREAD_RUNS interleaved runs, and the machine's probe.
+spread() {
+	local runs=${SPREAD_RUNS:-15} scen=$OUT/spread.yaml impl rates median
+	cat >"$scen" <<YAML
+name: spread
+workload: hello
+impls: [node-hello:keep-alive, python-asyncio-hello, go-hello:net-http]
+params: {load: closed, connections: 50, threads: 1}
+cpus: {generator: "$GEN_CPU", sut: "$SUT_CPU"}
+repeats: $runs
+warmup: 1s
+duration: 3s
+YAML
+	bin/iobench run "$scen" --results "$OUT/spread" --quiet >"$OUT/spread.log" 2>&1 || true
+	for impl in node-hello_keep-alive python-asyncio-hello go-hello_net-http; do
+		rates=$(jq -r '.throughput.mean | floor' "$OUT"/spread/*/spread."$impl".r*.json | tr '\n' ' ')
+		median=$(echo "$rates" | median)
+		awk -v m="$median" -v a="$rates" -v impl="$impl" 'BEGIN {
+			n = split(a, x, " "); lo = hi = x[1]
+			for (i = 1; i <= n; i++) { if (x[i] >= 0.93 * m && x[i] <= 1.07 * m) k++; if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
+			printf "spread %s: %d runs, median %d req/s, %d to %d (%+.1f%% to %+.1f%%), %d of %d within ±7%% of the median\n", impl, n, m, lo, hi, 100 * (lo - m) / m, 100 * (hi - m) / m, k, n }'
+	done
+	jq -r '.cpu_probe_us' "$OUT"/spread/*/spread.*.json | sort -g | awk '{a[NR] = $1} END { printf "spread: cpu_probe_us %s to %s over %d runs (median %s)\n", a[1], a[NR], NR, a[int((NR + 1) / 2)] }'
+}
+
 for mark in $MARKS; do
 	case $mark in
-	accuracy | guard | starved | repeatability) "$mark" ;;
-	*) echo "bench/find-max.sh: MARKS: $mark is not a mark; use accuracy, guard, starved or repeatability" >&2; exit 2 ;;
+	accuracy | guard | starved | repeatability | spread) "$mark" ;;
+	*) echo "bench/find-max.sh: MARKS: $mark is not a mark; use accuracy, guard, starved, repeatability or spread" >&2; exit 2 ;;
 	esac
 done
 echo "records: $OUT"
