@@ -11,12 +11,15 @@
 //
 // Broker restarts (iobench's --fault restart-broker): the seed's Worker ends with the
 // TransportException of a lost broker, as the seed's did (the command in hand reported failed and
-// rejected on the way). The fixed variant's Worker runs in a loop, as a supervisor would restart
-// it: each run gets new transports (new connections, which declare the exchange and queues
-// again), with back-off (Iobench\Backoff: 100 ms doubling to 2 s, given up after 60 s). A command
-// whose event could not be published is rolled back and neither reported nor rejected
-// (ReportMiddleware, KeepOnBrokerLoss): the broker redelivers it; a message reported whose ack
-// was lost comes back too, and iobench counts it twice.
+// rejected on the way). PostgreSQL restarts (--fault restart-postgres): the seed's handler fails
+// every command from then on, each reported failed and rejected, as its connection never comes
+// back. The fixed variant's Worker runs in a loop, as a supervisor would restart it: each run
+// gets new transports (new connections, which declare the exchange and queues again) and a new
+// database connection, with back-off (Iobench\Backoff: 100 ms doubling to 2 s, given up after
+// 60 s). A command whose event could not be published, or whose transaction the lost database
+// broke, is rolled back and neither reported nor rejected (ReportMiddleware,
+// KeepOnConnectionLoss): the broker redelivers it; a message reported whose ack was lost comes
+// back too, and iobench counts it twice.
 
 declare(strict_types=1);
 
@@ -28,7 +31,7 @@ iobench_require_debian(['Psr/Container', 'Symfony/Component/Messenger', 'Symfony
 use App\BodySerializer;
 use App\CustomerStored;
 use App\CustomerStoredHandler;
-use App\KeepOnBrokerLoss;
+use App\KeepOnConnectionLoss;
 use App\ReportMiddleware;
 use App\Services;
 use App\StoreCustomer;
@@ -74,37 +77,40 @@ function amqpOptions(string $url): array
 }
 
 /**
- * The AMQP transports on new connections: the seed's commands ("amqp": fanout exchange
+ * The AMQP connections and their transports, new: the seed's commands ("amqp": fanout exchange
  * "messages", durable queue "messages" bound with key ''), and in the durable profile the events
  * ("events": to their own durable queue through the default exchange, each publish confirmed).
+ *
+ * @return array{array<string, AmqpTransport>, array<string, AmqpConnection>}
  */
 function transports(array $broker, bool $durable): array
 {
     $serializer = new BodySerializer(new Serializer([new PropertyNormalizer()], [new JsonEncoder()]));
-    $transports = ['amqp' => new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
+    $connections = ['amqp' => AmqpConnection::fromDsn('amqp://', $broker + [
         'exchange' => ['name' => QUEUE, 'type' => 'fanout'],
         'queues' => [QUEUE => ['binding_keys' => ['']]],
-    ]), $serializer)];
+    ])];
     if ($durable) {
-        $transports['events'] = new AmqpTransport(AmqpConnection::fromDsn('amqp://', $broker + [
+        $connections['events'] = AmqpConnection::fromDsn('amqp://', $broker + [
             'exchange' => ['name' => '', 'default_publish_routing_key' => EVENT_QUEUE],
             'queues' => [EVENT_QUEUE => []],
             'auto_setup' => false,
             'confirm_timeout' => 10,
-        ]), $serializer);
+        ]);
     }
 
-    return $transports;
+    return [array_map(static fn ($c) => new AmqpTransport($c, $serializer), $connections), $connections];
 }
 
 /**
  * A Worker on new transports, connected (so that the first message is not also the first
- * connect): the bus (Send, Report and Handle middleware), the handlers, and the receivers, which
- * the fixed variant keeps from rejecting a message whose handler lost the broker.
+ * connect), and the database connected: the bus (Send, Report and Handle middleware), the
+ * handlers, and the receivers, which the fixed variant keeps from rejecting a message whose
+ * handler lost a connection.
  */
 function worker(array $broker, bool $durable, Connection $db, bool $fixed): Worker
 {
-    $transports = transports($broker, $durable);
+    [$transports, $connections] = transports($broker, $durable);
     // The handler dispatches through the bus it is part of: the middleware list is filled after.
     $middleware = new ArrayObject();
     $bus = new MessageBus($middleware);
@@ -113,14 +119,19 @@ function worker(array $broker, bool $durable, Connection $db, bool $fixed): Work
             [StoreCustomer::class => ['amqp'], CustomerStored::class => [$durable ? 'events' : 'amqp']],
             new Services($transports),
         )),
-        new ReportMiddleware($fixed),
+        new ReportMiddleware($fixed, $db),
         new HandleMessageMiddleware(new HandlersLocator([
             StoreCustomer::class => [new StoreCustomerHandler($bus, $db, $fixed, $durable ? 2 : 1)],
             CustomerStored::class => [new CustomerStoredHandler()],
         ])),
     ]);
     $transports['amqp']->getMessageCount();
-    $receivers = $fixed ? array_map(static fn ($t) => new KeepOnBrokerLoss($t), $transports) : $transports;
+    $db->connect();
+    $receivers = $transports;
+    if ($fixed) {
+        $receivers = array_map(static fn ($t, $c) => new KeepOnConnectionLoss($t, $c), $transports, $connections);
+        $receivers = array_combine(array_keys($transports), $receivers);
+    }
 
     return new Worker($receivers, $bus);
 }
@@ -140,18 +151,19 @@ $connection = DriverManager::getConnection([
     'password' => urldecode($db['pass'] ?? ''),
     'serverVersion' => '9.6', // as the seed's doctrine.yaml
 ]);
-$connection->connect();
-
 $fixed = $variant === 'fixed';
 $worker = worker($broker, $durable, $connection, $fixed); // a wrong URL fails here, at once
-$supervisor = new Supervisor(static fn (): Worker => worker($broker, $durable, $connection, true));
+$supervisor = new Supervisor(static function () use ($broker, $durable, $connection): Worker {
+    $connection->close(); // DBAL connects again, to a database that may have restarted
+    return worker($broker, $durable, $connection, true);
+});
 pcntl_async_signals(true);
 foreach ([SIGTERM, SIGINT] as $signal) {
     pcntl_signal($signal, static fn () => $fixed ? $supervisor->stop() : $worker->stop());
 }
 fwrite(STDOUT, "ready\n");
 if ($fixed) {
-    $supervisor->run($worker); // a new Worker after a lost broker
+    $supervisor->run($worker); // a new Worker after a lost broker or database
 } else {
     $worker->run(); // basic.get per message; 1 s of sleep when every queue is empty (5.4's default)
 }

@@ -4,10 +4,10 @@ declare(strict_types=1);
 
 namespace App;
 
+use Doctrine\DBAL\Connection;
 use Symfony\Component\Messenger\Bridge\Amqp\Transport\AmqpReceivedStamp;
 use Symfony\Component\Messenger\Envelope;
 use Symfony\Component\Messenger\Exception\HandlerFailedException;
-use Symfony\Component\Messenger\Exception\TransportException;
 use Symfony\Component\Messenger\Middleware\MiddlewareInterface;
 use Symfony\Component\Messenger\Middleware\StackInterface;
 use Symfony\Component\Messenger\Stamp\ReceivedStamp;
@@ -16,13 +16,13 @@ use Symfony\Component\Messenger\Stamp\ReceivedStamp;
  * iobench's bus report stream: after the handler of a received message returns, one line on
  * stdout ("c SEQ UNIX_NS R" for a command, "e ..." for an event), written in one write before the
  * Worker acks; "f ..." for a command whose handler threw, before the Worker rejects it. In the
- * fixed variant a handler that failed because the broker was lost (a TransportException) is no
- * failure of the command: nothing is reported, and the message is stamped BrokerLostStamp so that
- * it is not rejected either.
+ * fixed variant a handler that failed because the broker or the database was lost under it (Lost)
+ * is no failure of the command: nothing is reported, and the message is stamped
+ * ConnectionLostStamp so that it is not rejected either.
  */
 final class ReportMiddleware implements MiddlewareInterface
 {
-    public function __construct(private bool $fixed)
+    public function __construct(private bool $fixed, private Connection $db)
     {
     }
 
@@ -36,9 +36,9 @@ final class ReportMiddleware implements MiddlewareInterface
         try {
             $envelope = $stack->next()->handle($envelope, $stack);
         } catch (\Throwable $throwable) {
-            $lost = $this->fixed ? self::brokerLost($throwable) : null;
+            $lost = $this->fixed && $throwable instanceof HandlerFailedException ? Lost::connection($throwable, $this->db) : null;
             if ($lost !== null) {
-                throw new HandlerFailedException($throwable->getEnvelope()->with(new BrokerLostStamp($lost->getMessage())), [$lost]);
+                throw new HandlerFailedException($throwable->getEnvelope()->with(new ConnectionLostStamp($lost->getMessage())), [$lost]);
             }
             if ($kind === 'c') {
                 self::report('f', $message->seq, $envelope);
@@ -48,21 +48,6 @@ final class ReportMiddleware implements MiddlewareInterface
         self::report($kind, $message->seq, $envelope);
 
         return $envelope;
-    }
-
-    /** The transport exception a handler failed with, when the broker was lost under it. */
-    private static function brokerLost(\Throwable $throwable): ?TransportException
-    {
-        if (!$throwable instanceof HandlerFailedException) {
-            return null;
-        }
-        foreach ($throwable->getNestedExceptions() as $nested) {
-            if ($nested instanceof TransportException) {
-                return $nested;
-            }
-        }
-
-        return null;
     }
 
     private static function report(string $kind, int $seq, Envelope $envelope): void

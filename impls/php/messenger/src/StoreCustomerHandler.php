@@ -12,7 +12,9 @@ use Symfony\Component\Messenger\MessageBusInterface;
  * The seed's command handler: BEGIN; prepare and execute the INSERT; dispatch CustomerStored
  * through the bus (a synchronous publish, inside the transaction); COMMIT; on any error roll back
  * and rethrow. The seed variant runs the seed's plain INSERT, so a command redelivered after a
- * crash fails on the primary key; the fixed one ignores an id already stored.
+ * crash fails on the primary key; the fixed one ignores an id already stored, and rethrows the
+ * handler's error even when the rollback fails too (as it does on a lost database connection), so
+ * that the loss is what the Worker sees.
  */
 final class StoreCustomerHandler
 {
@@ -24,7 +26,7 @@ final class StoreCustomerHandler
     public function __construct(
         private MessageBusInterface $bus,
         private Connection $connection,
-        bool $fixed,
+        private bool $fixed,
         private int $deliveryMode,
     ) {
         $this->sql = $fixed ? self::FIXED_SQL : self::SEED_SQL;
@@ -44,8 +46,19 @@ final class StoreCustomerHandler
             );
             $this->connection->commit();
         } catch (\Throwable $throwable) {
-            $this->connection->rollBack();
+            $this->rollBack();
             throw $throwable;
+        }
+    }
+
+    private function rollBack(): void
+    {
+        try {
+            $this->connection->rollBack();
+        } catch (\Throwable $failed) {
+            if (!$this->fixed) {
+                throw $failed;
+            }
         }
     }
 }

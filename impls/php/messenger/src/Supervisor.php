@@ -5,14 +5,14 @@ declare(strict_types=1);
 namespace App;
 
 use Iobench\Backoff;
-use Symfony\Component\Messenger\Exception\TransportException;
 use Symfony\Component\Messenger\Worker;
 
 /**
- * The fixed variant's loop around Messenger's Worker, which ends with the TransportException of a
- * lost broker: it starts a new Worker (new transports, new connections) as a supervisor would
- * restart the process, after the back-off of the PHP consumers (Iobench\Backoff: 100 ms doubling
- * to 2 s, an exit after 60 s without a Worker that ran for a second).
+ * The fixed variant's loop around Messenger's Worker, which ends when the broker or the database
+ * is lost (Lost): it starts a new Worker (new transports, a new database connection) as a
+ * supervisor would restart the process, after the back-off of the PHP consumers
+ * (Iobench\Backoff: 100 ms doubling to 2 s, an exit after 60 s without a Worker that ran for a
+ * second). Anything else ends the loop.
  */
 final class Supervisor
 {
@@ -24,7 +24,7 @@ final class Supervisor
     {
     }
 
-    /** Runs $first, then new Workers after a lost broker, until stop(). */
+    /** Runs $first, then new Workers after a lost connection, until stop(). */
     public function run(Worker $first): void
     {
         $this->worker = $first;
@@ -36,10 +36,13 @@ final class Supervisor
                 if (!$this->stopped) {
                     $this->worker->run();
                 }
-            } catch (TransportException $e) {
+            } catch (\Throwable $e) {
+                if (Lost::connection($e) === null) {
+                    throw $e;
+                }
                 $this->worker = null;
                 gc_collect_cycles(); // the old connections close, so the broker requeues what they held
-                fwrite(\STDERR, sprintf("broker lost: %s; starting a new Worker\n", $e->getMessage()));
+                fwrite(\STDERR, sprintf("connection lost: %s; starting a new Worker\n", $e->getMessage()));
                 $backoff->ended($started);
                 $backoff->wait($e);
             }
