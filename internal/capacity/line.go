@@ -9,7 +9,7 @@ import (
 
 // Line is the search's one-line result:
 //
-//	max sustainable rate: 18,400 req/s with p99 7.9 ms < 20 ms (bracket 18,400–18,750; confirmed 3 of 3; 11 steps, 94 s)
+//	max sustainable rate: 18,400 req/s with p99 7.9 ms < 20 ms, on 368 connections (bracket 18,400–18,750; confirmed 3 of 3; 11 steps, 94 s)
 //
 // or what stopped it: the generator, too few connections, the floor, the steps, an interrupt.
 func (c *Record) Line() string {
@@ -54,8 +54,9 @@ func (c *Record) steppedDown() string {
 	return fmt.Sprintf(", after %d failed confirmation(s) stepped down", c.Confirmations.Failed)
 }
 
-// withSLO is " with p99 7.9 ms < 20 ms, ..." from the worst passing step at rate: what its SLOs
-// measured there.
+// withSLO is " with p99 7.9 ms < 20 ms, ..., on 368 connections" from the worst passing step at
+// rate: what its SLOs measured there, and the pool it had, which a service's knee can depend on
+// (docs/METHOD.md, "What the answer depends on").
 func (c *Record) withSLO(at float64) string {
 	var worst *StepRecord
 	for i := range c.Steps {
@@ -67,7 +68,7 @@ func (c *Record) withSLO(at float64) string {
 	if worst == nil {
 		return ""
 	}
-	return " with " + worst.Why
+	return fmt.Sprintf(" with %s, on %s connections", worst.Why, units.Count(int64(worst.Connections)))
 }
 
 func (c *Record) lastTarget() float64 {

@@ -2,12 +2,15 @@ package capacity
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/iobench/iobench/internal/units"
 )
 
 var p99Under20ms = []SLO{{Metric: "p99", Limit: 20 * time.Millisecond}}
@@ -70,8 +73,9 @@ func TestSearchStepFunction(t *testing.T) {
 		if got := *rec.MaxSustainableRate; got > k {
 			t.Errorf("answer %.0f above the knee %.0f", got, k)
 		}
-		if !strings.HasPrefix(rec.Line(), "max sustainable rate: ") || !strings.Contains(rec.Line(), "p99 5 ms < 20 ms") {
-			t.Errorf("line %q", rec.Line())
+		pool := fmt.Sprintf("p99 5 ms < 20 ms, on %s connections", units.Count(int64(DefaultConnections(*rec.MaxSustainableRate, p99Under20ms))))
+		if !strings.HasPrefix(rec.Line(), "max sustainable rate: ") || !strings.Contains(rec.Line(), pool) {
+			t.Errorf("line %q, want it to say %q", rec.Line(), pool)
 		}
 	}
 }
