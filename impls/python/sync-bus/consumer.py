@@ -16,6 +16,13 @@ ack), it connects again with back-off (100 ms doubling to 2 s), declares its que
 again; it gives up after 60 s without a session that lasted a second (supervisord's startsecs).
 A publish lost with the connection rolls the transaction back and reports nothing; a message
 reported whose ack was lost comes back redelivered, and iobench counts it twice.
+
+PostgreSQL restarts (--fault restart-postgres): a command whose transaction failed because the
+database connection was lost (an OperationalError after which the connection is broken or cannot
+even roll back) reports nothing and goes back to its queue (a nack with requeue, never a
+reject); the consumer connects to the database again with the same back-off, and the broker
+redelivers the command. Its event may then be seen twice: it was published before the COMMIT
+the restart broke.
 """
 
 import json
@@ -44,11 +51,11 @@ def report(kind, seq, method):
 
 
 class Backoff:
-    """Waits between reconnects, FIRST_DELAY doubling to MAX_DELAY; exits once it has waited for
-    GIVE_UP_AFTER seconds."""
+    """Waits between reconnects to what (the broker or the database), FIRST_DELAY doubling to
+    MAX_DELAY; exits once it has waited for GIVE_UP_AFTER seconds."""
 
-    def __init__(self):
-        self.delay, self.since = FIRST_DELAY, None
+    def __init__(self, what="broker"):
+        self.what, self.delay, self.since = what, FIRST_DELAY, None
 
     def ended(self, started):
         """Says that a session begun at started (time.monotonic()) has ended."""
@@ -60,16 +67,17 @@ class Backoff:
         now = time.monotonic()
         self.since = self.since or now
         if now - self.since >= GIVE_UP_AFTER:
-            sys.exit(f"no broker for {GIVE_UP_AFTER:.0f} s: {cause!r}")
+            sys.exit(f"no {self.what} for {GIVE_UP_AFTER:.0f} s: {cause!r}")
         time.sleep(self.delay)
         self.delay = min(2 * self.delay, MAX_DELAY)
 
 
 class Consumer:
-    """One database connection and, in turn, each broker connection, consumed until stopped."""
+    """In turn, each database connection and each broker connection, consumed until stopped."""
 
-    def __init__(self, db, params):
-        self.db = db
+    def __init__(self, connect_db, params):
+        self.connect_db = connect_db
+        self.db = connect_db()
         self.params = params
         self.connection = self.channel = None
         self.ready = False
@@ -125,21 +133,55 @@ class Consumer:
         data = json.loads(body)
         kind = data.get("type")
         if kind == "command":
-            with self.db.cursor() as cur:
-                try:
-                    cur.execute(INSERT, (data["id"], data["name"], data["email"]))
-                    event = {"type": "event", "id": data["id"], "seq": data["seq"], "sent_ns": data["sent_ns"]}
-                    ch.basic_publish(exchange=self.target, routing_key=self.key, body=json.dumps(event), properties=self.props)
-                    self.db.commit()
-                except BaseException:
-                    self.db.rollback()
-                    raise
+            if not self.store(ch, data):
+                ch.basic_nack(method.delivery_tag, requeue=True)
+                self.reconnect_db()
+                return
             report("c", data["seq"], method)
         elif kind == "event":
             report("e", data["seq"], method)
         else:
             os.write(1, b"x\n")
         ch.basic_ack(method.delivery_tag)
+
+    def store(self, ch, data):
+        """BEGIN; INSERT; publish the event; COMMIT. False when the database was lost under the
+        transaction (nothing committed); any other failure rolls back and raises."""
+        try:
+            with self.db.cursor() as cur:
+                cur.execute(INSERT, (data["id"], data["name"], data["email"]))
+                event = {"type": "event", "id": data["id"], "seq": data["seq"], "sent_ns": data["sent_ns"]}
+                ch.basic_publish(exchange=self.target, routing_key=self.key, body=json.dumps(event), properties=self.props)
+            self.db.commit()
+            return True
+        except psycopg.OperationalError as e:
+            if self.rolled_back():
+                raise
+            print(f"database lost: {e!r}; connecting again", file=sys.stderr)
+            return False
+        except BaseException:
+            self.db.rollback()
+            raise
+
+    def rolled_back(self):
+        """Rolls the transaction back; False when the connection is lost and cannot."""
+        try:
+            self.db.rollback()
+        except psycopg.OperationalError:
+            return False
+        return not self.db.broken
+
+    def reconnect_db(self):
+        """A new database connection, after the back-off's waits (an exit after 60 s)."""
+        self.db.close()
+        backoff, cause = Backoff("database"), None
+        while True:
+            backoff.wait(cause)
+            try:
+                self.db = self.connect_db()
+                return
+            except psycopg.OperationalError as e:
+                cause = e
 
     def stop(self, *_):
         """Ends start_consuming after the message in hand has been handled and acked."""
@@ -149,14 +191,15 @@ class Consumer:
 
 
 def main():
-    db = psycopg.connect(os.environ["IOBENCH_DATABASE_URL"])  # not autocommit: execute opens a transaction
+    url = os.environ["IOBENCH_DATABASE_URL"]
     params = pika.URLParameters(os.environ["IOBENCH_AMQP_URL"])
     params.heartbeat = 0  # one long blocking loop; no heartbeat to miss while a handler runs
-    consumer = Consumer(db, params)
+    # not autocommit: execute opens a transaction
+    consumer = Consumer(lambda: psycopg.connect(url), params)
     signal.signal(signal.SIGTERM, consumer.stop)
     signal.signal(signal.SIGINT, consumer.stop)
     consumer.run()
-    db.close()
+    consumer.db.close()
 
 
 if __name__ == "__main__":
