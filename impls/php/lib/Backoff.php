@@ -19,6 +19,11 @@ final class Backoff
     private float $delay = self::FIRST_DELAY;
     private ?float $since = null;
 
+    /** @param string $what what is reconnected to, for the line at the exit */
+    public function __construct(private string $what = 'broker')
+    {
+    }
+
     /** Says that a session begun at $startedAt (microtime(true)) has ended. */
     public function ended(float $startedAt): void
     {
@@ -28,13 +33,13 @@ final class Backoff
         }
     }
 
-    /** Waits before the next attempt, or exits when the broker has been away too long. */
+    /** Waits before the next attempt, or exits when what it reconnects to has been away too long. */
     public function wait(\Throwable $cause): void
     {
         $now = microtime(true);
         $this->since ??= $now;
         if ($now - $this->since >= self::GIVE_UP_AFTER) {
-            fwrite(\STDERR, sprintf("no broker for %d s: %s\n", self::GIVE_UP_AFTER, $cause->getMessage()));
+            fwrite(\STDERR, sprintf("no %s for %d s: %s\n", $this->what, self::GIVE_UP_AFTER, $cause->getMessage()));
             exit(1);
         }
         usleep((int) ($this->delay * 1e6));

@@ -15,6 +15,17 @@
 // rolls the transaction back and reports nothing; a message reported whose ack was lost comes back
 // redelivered, and iobench counts it twice.
 //
+// PostgreSQL restarts (--fault restart-postgres): pdo_pgsql reports a connection the server closed
+// as SQLSTATE HY000 ("terminating connection due to administrator command", then "no connection to
+// the server"), as it reports a failed command, so after a PDOException in a command's transaction
+// the consumer asks the connection: if a SELECT 1 fails too, the database was lost. The command
+// then reports nothing and is nacked with requeue (never rejected), so the broker redelivers it
+// (ON CONFLICT makes that safe; an event published before the lost commit comes again, a duplicate
+// iobench counts); the consumer drops the PDO, which may still believe a transaction is active,
+// and connects again with its own back-off (Iobench\Backoff, as for the broker) before it waits
+// for more deliveries, on the consumers already registered. Any other error of a command's
+// transaction leaves consume() as before: the broker's as a lost broker, the rest uncaught.
+//
 // Stopping (SIGTERM, SIGINT): the handler sets $stop, and stopped() runs the handlers of the signals
 // received so far and says whether one came. Signals are dispatched there only, not asynchronously:
 // an asynchronous dispatch that falls while an exception is pending (one thrown by consume() during
@@ -130,15 +141,72 @@ function reconnect(array $credentials, bool $durable, Backoff $backoff, Throwabl
     return null;
 }
 
+/** Thrown out of consume() by a command whose transaction failed because the database was lost. */
+final class DatabaseLost extends RuntimeException
+{
+}
+
+/** A new connection to PostgreSQL; a PDOException when it cannot connect. */
+function connectDatabase(array $db): PDO
+{
+    $pdo = new PDO(sprintf('pgsql:host=%s;port=%d;dbname=%s', $db['host'] ?? 'localhost', $db['port'] ?? 5432, ltrim($db['path'] ?? '', '/')),
+        urldecode($db['user'] ?? ''), urldecode($db['pass'] ?? ''));
+    $pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+
+    return $pdo;
+}
+
+/**
+ * Whether $pdo still answers a SELECT 1: pdo_pgsql gives a connection the server closed the same
+ * SQLSTATE (HY000) as a failed command, so only the connection itself can tell them apart.
+ */
+function databaseAnswers(PDO $pdo): bool
+{
+    try {
+        $pdo->query('SELECT 1');
+
+        return true;
+    } catch (PDOException) {
+        return false;
+    }
+}
+
+/**
+ * Rolls back what is left of a failed transaction, silently: on a lost connection the ROLLBACK
+ * fails too (or PDO thinks no transaction began), and the error that counts is the first one.
+ */
+function rollBackQuietly(PDO $pdo): void
+{
+    try {
+        if ($pdo->inTransaction()) {
+            $pdo->rollBack();
+        }
+    } catch (PDOException) {
+    }
+}
+
+/** A new PDO after the database was lost, after $backoff's waits; null when stopped meanwhile. */
+function reconnectDatabase(array $db, Backoff $backoff, Throwable $cause, callable $stopped): ?PDO
+{
+    while (!$stopped()) {
+        $backoff->wait($cause);
+        try {
+            return connectDatabase($db);
+        } catch (PDOException $e) { // refused while PostgreSQL is down, or its startup's FATAL
+            $cause = $e;
+        }
+    }
+
+    return null;
+}
+
 function report(string $kind, int $seq, AMQPEnvelope $envelope): void
 {
     fwrite(STDOUT, sprintf("%s %d %d %d\n", $kind, $seq, (int) (microtime(true) * 1e9), $envelope->isRedelivery() ? 1 : 0));
 }
 
 $db = parse_url(getenv('IOBENCH_DATABASE_URL') ?: '');
-$pdo = new PDO(sprintf('pgsql:host=%s;port=%d;dbname=%s', $db['host'] ?? 'localhost', $db['port'] ?? 5432, ltrim($db['path'] ?? '', '/')),
-    urldecode($db['user'] ?? ''), urldecode($db['pass'] ?? ''));
-$pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+$pdo = connectDatabase($db); // a wrong URL fails here, at once
 
 $stop = false;
 pcntl_async_signals(false); // dispatched by stopped() only (see above)
@@ -150,14 +218,15 @@ $stopped = static function () use (&$stop): bool {
     return $stop;
 };
 
-// The handler of one session: an exception (the publish's, its confirm's, the ack's) leaves
-// consume(), the transaction rolled back.
-$handler = static function (array $session) use ($pdo, $stopped): Closure {
+// The handler of one session and one database connection: an exception (the publish's, its
+// confirm's, the ack's, the database's) leaves consume(), the transaction rolled back. A database
+// lost under the transaction leaves as DatabaseLost, the command nacked back to its queue.
+$handler = static function (array $session, PDO $pdo) use ($stopped): Closure {
     return static function (AMQPEnvelope $envelope, AMQPQueue $from) use ($pdo, $session, $stopped): bool {
         $data = json_decode($envelope->getBody(), true, 512, JSON_THROW_ON_ERROR);
         if (($data['type'] ?? '') === 'command') {
-            $pdo->beginTransaction();
             try {
+                $pdo->beginTransaction(); // the first to fail when the database went away between commands
                 $statement = $pdo->prepare(INSERT);
                 $statement->execute([$data['id'], $data['name'], $data['email']]);
                 $event = json_encode(['type' => 'event', 'id' => $data['id'], 'seq' => $data['seq'], 'sent_ns' => $data['sent_ns']]);
@@ -169,7 +238,11 @@ $handler = static function (array $session) use ($pdo, $stopped): Closure {
                 }
                 $pdo->commit();
             } catch (Throwable $throwable) {
-                $pdo->rollBack();
+                rollBackQuietly($pdo);
+                if ($throwable instanceof PDOException && !databaseAnswers($pdo)) {
+                    $from->nack($envelope->getDeliveryTag(), AMQP_REQUEUE); // redelivered, never rejected
+                    throw new DatabaseLost('database lost', 0, $throwable);
+                }
                 throw $throwable;
             }
             report('c', (int) $data['seq'], $envelope);
@@ -206,11 +279,25 @@ $session = openSession($credentials, $durable); // a wrong URL fails here, at on
 fwrite(STDOUT, "ready\n");
 $backoff = new Backoff();
 $started = microtime(true);
-$callback = $handler($session);
+$databaseBackoff = new Backoff('database');
+$databaseStarted = $started;
+$callback = $handler($session, $pdo);
 $registered = false;
 while ($session !== null && !$stopped()) {
     try {
         consume($session, $callback, $registered);
+    } catch (DatabaseLost $e) {
+        $cause = $e->getPrevious();
+        fwrite(STDERR, sprintf("database lost: %s: %s; reconnecting\n", get_class($cause), $cause->getMessage()));
+        $databaseBackoff->ended($databaseStarted);
+        // a new PDO: the lost one may still believe a transaction is active
+        $pdo = reconnectDatabase($db, $databaseBackoff, $cause, $stopped);
+        if ($pdo === null) {
+            break;
+        }
+        $callback = $handler($session, $pdo);
+        $databaseStarted = microtime(true);
+        $registered = true; // the session is intact: wait again on its consumers
     } catch (AMQPException $e) {
         if ($stopped()) {
             break;
@@ -224,7 +311,7 @@ while ($session !== null && !$stopped()) {
         $backoff->ended($started);
         $session = reconnect($credentials, $durable, $backoff, $e, $stopped);
         if ($session !== null) {
-            $callback = $handler($session);
+            $callback = $handler($session, $pdo);
         }
         $started = microtime(true);
         $registered = false;

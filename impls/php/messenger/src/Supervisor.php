@@ -28,7 +28,7 @@ final class Supervisor
     public function run(Worker $first): void
     {
         $this->worker = $first;
-        $backoff = new Backoff();
+        $backoff = new Backoff('broker or database');
         while (!$this->stopped) {
             $started = microtime(true);
             try {
