@@ -19,6 +19,15 @@
 // transaction back and reports nothing, and a delivery not yet handled is dropped; the broker
 // redelivers both. A message reported whose ack was lost comes back too, and iobench counts it
 // twice.
+//
+// PostgreSQL restarts (--fault restart-postgres): a transaction that fails because the database
+// connection was lost (SQLSTATE class 08 or 57P01-57P03, a socket refused or reset, pg's
+// "Connection terminated") reports nothing and gives its message back to the broker (a nack with
+// requeue, never a reject); its client is destroyed, and the pool opens a new one. A handler that
+// finds the database lost first waits out a back-off shared by all handlers (100 ms doubling to
+// 2 s), so that the redeliveries do not spin while it is down; after 60 s without it the consumer
+// gives up. An idle client's loss is only logged. A COMMIT the restart broke may have committed:
+// the redelivery inserts nothing (ON CONFLICT) but publishes the event again, counted twice.
 
 const fs = require('fs');
 const amqp = require('amqplib');
@@ -36,6 +45,13 @@ const concurrency = Math.max(parseInt(process.env.IOBENCH_CONCURRENCY || '80', 1
 const prefetch = Math.max(parseInt(process.env.IOBENCH_PREFETCH || '100', 10), 1);
 // Reconnects: 100 ms doubling to 2 s (amqplib adds ±20% jitter), 39 attempts: about 60 s.
 const recovery = { initialDelay: 100, maxDelay: 2000, factor: 2, initialMaxRetries: 0, maxRetries: 39 };
+// Without the database for this long (ms) the consumer gives up, as it does without the broker.
+const DATABASE_GIVE_UP = 60000;
+// Errors that mean the database connection was lost, not that the command failed: SQLSTATE class
+// 08 (connection exception) and 57P01-57P03 (the server shutting down, crashed or not up yet), a
+// socket refused or reset, and pg's own errors for a connection it saw end.
+const LOST_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+const LOST_MESSAGE = /^Connection terminated|connection error and is not queryable/;
 
 // Unix time in ns: the wall clock once, then the monotonic clock.
 const base = BigInt(Date.now()) * 1000000n - process.hrtime.bigint();
@@ -52,8 +68,50 @@ function fatal(what) {
   process.exit(1);
 }
 
+// lostDatabase says whether err is the loss of the database connection (Node reports a refused
+// connection to each address of a name as one AggregateError of them).
+function lostDatabase(err) {
+  if (!err) return false;
+  const code = typeof err.code === 'string' ? err.code : '';
+  if (code.startsWith('08') || LOST_CODES.has(code) || LOST_MESSAGE.test(err.message || '')) return true;
+  return Array.isArray(err.errors) && err.errors.some(lostDatabase);
+}
+
+// The database's state for the back-off: when it was found lost (0 while it answers), the next
+// wait, and the wait under way (null: none).
+const database = { lostAt: 0, delay: 0, wait: null };
+
+// databaseLost waits before a handler that lost the database gives its message back. The handlers
+// that fail during a wait share it, so that the wait doubles once per round of attempts, not once
+// per handler.
+async function databaseLost(err) {
+  const now = performance.now();
+  if (database.lostAt === 0) {
+    Object.assign(database, { lostAt: now, delay: recovery.initialDelay });
+    console.error(`database lost: ${err.message}; retrying`);
+  } else if (now - database.lostAt >= DATABASE_GIVE_UP) {
+    fatal(`no database for ${DATABASE_GIVE_UP / 1000} s: ${err.message}`);
+  }
+  if (!database.wait) {
+    const delay = database.delay;
+    database.delay = Math.min(delay * recovery.factor, recovery.maxDelay);
+    database.wait = new Promise((resolve) => setTimeout(resolve, delay)).then(() => { database.wait = null; });
+  }
+  await database.wait;
+}
+
+// databaseBack ends the back-off once a transaction begun after the loss was found commits (one
+// begun before may have committed before the restart).
+function databaseBack(started) {
+  if (database.lostAt === 0 || started < database.lostAt) return;
+  console.error(`database back after ${Math.round(performance.now() - database.lostAt)} ms`);
+  database.lostAt = 0;
+}
+
 async function main() {
   const pool = new Pool({ connectionString: process.env.IOBENCH_DATABASE_URL, max: concurrency });
+  // An idle client whose server went away: the pool has dropped it and opens another when asked.
+  pool.on('error', (err) => console.error(`idle database client lost: ${err.message}`));
   const [target, key, persistent] = durable ? ['', EVENT_QUEUE, true] : [EXCHANGE, KEY, false];
   const queues = durable ? [QUEUE, EVENT_QUEUE] : [QUEUE];
   let current = null; // the session consuming now
@@ -71,8 +129,11 @@ async function main() {
   }
 
   // store runs the command's transaction; false when the session was lost under it (rolled back).
+  // A lost database throws, and its client is destroyed rather than given back to the pool.
   async function store(s, data) {
     const client = await pool.connect();
+    client.on('error', ignore);
+    let broken; // the error that makes the client unfit for reuse
     try {
       await client.query('BEGIN');
       await client.query(INSERT, [data.id, data.name, data.email]);
@@ -80,19 +141,53 @@ async function main() {
       await client.query('COMMIT');
       return true;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
+      if (!s.lost && lostDatabase(err)) {
+        broken = err;
+        throw err; // the server ended the transaction with the connection
+      }
+      await client.query('ROLLBACK').catch((e) => { broken = e; }); // failed: the client is unfit
       if (s.lost) return false;
       throw err;
     } finally {
-      client.release();
+      client.removeListener('error', ignore);
+      client.release(broken);
+    }
+  }
+
+  // A checked-out client that loses its server (while the event's publish is awaited, say) emits
+  // the error, which would throw without a listener; its next query fails with it anyway.
+  function ignore() {}
+
+  // command stores and reports a command; false when its message must not be acked.
+  async function command(msg, s, data) {
+    const started = performance.now();
+    try {
+      if (!(await store(s, data))) return false; // the broker redelivers it
+    } catch (err) {
+      if (!lostDatabase(err)) throw err;
+      await databaseLost(err);
+      giveBack(msg, s);
+      return false;
+    }
+    databaseBack(started);
+    report('c', data.seq, msg);
+    return true;
+  }
+
+  // giveBack returns a message to its queue for redelivery (never a reject); if its session is
+  // lost, the broker requeues it anyway.
+  function giveBack(msg, s) {
+    try {
+      s.ch.nack(msg, false, true);
+    } catch (err) {
+      if (!s.lost) throw err;
     }
   }
 
   async function handle(msg, s) {
     const data = JSON.parse(msg.content);
     if (data.type === 'command') {
-      if (!(await store(s, data))) return; // not acked: the broker redelivers it
-      report('c', data.seq, msg);
+      if (!(await command(msg, s, data))) return;
     } else if (data.type === 'event') {
       report('e', data.seq, msg);
     } else {
