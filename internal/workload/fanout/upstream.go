@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/iobench/iobench/internal/hrtimer"
 )
 
 // UpstreamBody is what the upstream answers, as the seed's FooBarController does.
@@ -26,17 +28,18 @@ const (
 )
 
 // Upstream is iobench's upstream: every GET except CountPath is a call, counted on arrival and
-// answered with UpstreamBody (application/json) after Delay, timed by a Waits of its own (made
-// at the first call; Close stops it).
+// answered with UpstreamBody (application/json) after Delay, timed by a clock of its own (made
+// at the first call; Close stops it) that ends each wait to within the kernel's high-resolution
+// timer (hrtimer).
 type Upstream struct {
 	Delay time.Duration
 	calls atomic.Int64
 	once  sync.Once
-	waits *Waits
+	waits *hrtimer.Clock
 }
 
-func (u *Upstream) clock() *Waits {
-	u.once.Do(func() { u.waits = NewWaits(u.Delay) })
+func (u *Upstream) clock() *hrtimer.Clock {
+	u.once.Do(func() { u.waits = hrtimer.New() })
 	return u.waits
 }
 
@@ -55,23 +58,13 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	u.calls.Add(1)
 	if u.Delay > 0 {
-		if u.clock().Wait(r.Context()); r.Context().Err() != nil {
+		if u.clock().Until(r.Context(), time.Now().Add(u.Delay)); r.Context().Err() != nil {
 			return
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(UpstreamBody)))
 	io.WriteString(w, UpstreamBody)
-}
-
-// timerWait returns after d, or early when ctx is done, on a time.Timer.
-func timerWait(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // countClient reads the upstream's count; its own connections, never the impl's.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/hrtimer"
 	"github.com/iobench/iobench/internal/rawhttp"
 )
 
@@ -64,15 +65,22 @@ func (q *Queue) Counts() []int64 {
 type MaxRate struct {
 	Queue *Queue
 	clock engine.Clock
+	// waits holds each answer until its due time to within the kernel's high-resolution timer:
+	// on a time.Timer answers left up to 1 ms late (hrtimer). Nil: on clock (tests).
+	waits *hrtimer.Clock
 }
 
 // NewMaxRate returns the hello server answering rate requests per second at most.
 func NewMaxRate(rate float64) *MaxRate {
-	return &MaxRate{Queue: NewQueue(rate), clock: engine.RealClock{}}
+	return &MaxRate{Queue: NewQueue(rate), clock: engine.RealClock{}, waits: hrtimer.New()}
 }
 
-// Serve answers hello on ln as Serve does, each answer held until its due time.
+// Serve answers hello on ln as Serve does, each answer held until its due time; it stops the
+// server's clock when it returns.
 func (m *MaxRate) Serve(ctx context.Context, ln net.Listener) error {
+	if m.waits != nil {
+		defer m.waits.Close()
+	}
 	return rawhttp.Serve(ctx, ln, m.answer)
 }
 
@@ -81,7 +89,9 @@ func (m *MaxRate) Serve(ctx context.Context, ln net.Listener) error {
 // leave together.
 func (m *MaxRate) answer(ctx context.Context, req rawhttp.Request, a *rawhttp.Answer) {
 	due := m.Queue.Due(m.clock.Now())
-	if wait := due.Sub(m.clock.Now()); wait > 0 {
+	if m.waits != nil {
+		m.waits.Until(ctx, due)
+	} else if wait := due.Sub(m.clock.Now()); wait > 0 {
 		m.clock.Sleep(wait)
 	}
 	answer(ctx, req, a)
