@@ -51,30 +51,6 @@ mkdir -p "$OUT"
 SERVER=
 trap '[[ -n $SERVER ]] && kill -INT $SERVER 2>/dev/null || true' EXIT
 
-# serve ARGS...: a built-in server pinned to SUT_CPU, listening on a free port it sets in PORT
-# (its log in $OUT); a port found taken (the server exits at once) is tried anew, five times.
-serve() {
-	for _ in 1 2 3 4 5; do
-		PORT=$(( 20000 + RANDOM % 20000 ))
-		taskset -c "$SUT_CPU" bin/iobench serve "$@" --listen "127.0.0.1:$PORT" >"$OUT/server-$1-$PORT.log" 2>&1 &
-		SERVER=$!
-		for _ in $(seq 50); do
-			kill -0 "$SERVER" 2>/dev/null || break
-			(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-			sleep 0.1
-		done
-		stop_server
-	done
-	echo "bench/find-max.sh: iobench serve $* did not listen on five ports in a row; see $OUT/server-*.log" >&2
-	exit 1
-}
-
-stop_server() {
-	kill -INT "$SERVER" 2>/dev/null || true
-	wait "$SERVER" 2>/dev/null || true
-	SERVER=
-}
-
 accuracy() {
 	for R in $RATES; do
 		serve hello --max-rate "$R"

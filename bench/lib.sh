@@ -114,3 +114,28 @@ stop_nginx() {
   [[ -f $1/nginx.pid ]] && kill "$(cat "$1/nginx.pid")" 2>/dev/null || true
   rm -rf "$1"
 }
+
+# serve ARGS...: `bin/iobench serve ARGS` pinned to SUT_CPU, listening on a free port it sets in
+# PORT, its pid in SERVER and its log in $OUT; a port found taken (the server exits at once) is
+# tried anew, five times. stop_server stops it (call it from an EXIT trap too).
+serve() {
+  for _ in 1 2 3 4 5; do
+    PORT=$(( 20000 + RANDOM % 20000 ))
+    taskset -c "$SUT_CPU" bin/iobench serve "$@" --listen "127.0.0.1:$PORT" >"$OUT/server-$1-$PORT.log" 2>&1 &
+    SERVER=$!
+    for _ in $(seq 50); do
+      kill -0 "$SERVER" 2>/dev/null || break
+      (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
+      sleep 0.1
+    done
+    stop_server
+  done
+  echo "bench/$(basename "$0"): iobench serve $* did not listen on five ports in a row; see $OUT/server-*.log" >&2
+  exit 1
+}
+
+stop_server() {
+  kill -INT "$SERVER" 2>/dev/null || true
+  wait "$SERVER" 2>/dev/null || true
+  SERVER=
+}

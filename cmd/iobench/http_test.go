@@ -73,6 +73,9 @@ func TestHTTPBadInput(t *testing.T) {
 		{"streams too many", []string{"http", "--http2-prior-knowledge", "--streams", "1025", closed}, "give 1 to 1024"},
 		{"http2 on http", []string{"http", "--http2", closed}, "needs an https:// URL"},
 		{"prior knowledge on https", []string{"http", "--http2-prior-knowledge", strings.Replace(closed, "http:", "https:", 1)}, "needs an http:// URL"},
+		{"unknown arrivals", []string{"http", "-R", "100", "--arrivals", "bursty", closed}, "use --arrivals even or --arrivals poisson"},
+		{"seed without poisson", []string{"http", "-R", "100", "--seed", "3", closed}, "add --arrivals poisson"},
+		{"poisson without a rate", []string{"http", "--arrivals", "poisson", closed}, "give its rate with -R"},
 		{"unknown serve", []string{"serve", "nosuch"}, `unknown command "nosuch" for "iobench serve"`},
 		{"unknown services", []string{"services", "nosuch"}, `unknown command "nosuch" for "iobench services"`},
 	}

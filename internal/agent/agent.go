@@ -46,6 +46,9 @@ type Load struct {
 	Requests    int64         // 0 with a duration
 	Rate        float64       // the agent's own rate, R/N; 0 in a closed loop
 	Phase       time.Duration // shift of the agent's open-loop schedule: I/R
+	// Stream is which of the run's independent draws of Poisson arrivals is the agent's
+	// (engine.Config.Stream): I, so that no two agents of one seed draw the same ones.
+	Stream uint64
 }
 
 // Whole is what the user asked of the run as a whole.
@@ -61,7 +64,7 @@ func (s Spec) Split(w Whole) (Load, error) {
 	if w.Connections < s.Count {
 		return Load{}, fmt.Errorf("-c %d for %d agents: each agent needs a connection; use -c %d or more", w.Connections, s.Count, s.Count)
 	}
-	l := Load{Connections: int(Share(int64(w.Connections), s.Index, s.Count)), Threads: w.Threads}
+	l := Load{Connections: int(Share(int64(w.Connections), s.Index, s.Count)), Threads: w.Threads, Stream: uint64(s.Index)}
 	if l.Threads > l.Connections {
 		l.Threads = l.Connections
 	}

@@ -75,6 +75,7 @@ func (f *Flags) Configure(cfg *engine.Config, now time.Time) error {
 		return err
 	}
 	cfg.Connections, cfg.Threads, cfg.Requests, cfg.Rate, cfg.Phase = l.Connections, l.Threads, l.Requests, l.Rate, l.Phase
+	cfg.Stream = l.Stream
 	if f.Run == "" && !f.start.IsZero() {
 		f.Run = f.start.UTC().Format(time.RFC3339Nano)
 	} else if f.Run == "" {

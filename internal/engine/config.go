@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/iobench/iobench/internal/httpload"
@@ -51,16 +52,35 @@ type Config struct {
 	StartAt time.Time
 	// Phase shifts every intended start of an open loop by this much, so that agents sharing one
 	// schedule interleave (agent I of N at rate R/N is shifted by I/R; internal/agent).
-	Phase       time.Duration
-	Clock       Clock                // nil = RealClock
-	OnSecond    func(Snapshot)       // called once per second of the measured phase (may be nil)
-	ConnectWait time.Duration        // pause after a failed connect before redialing; 0 = 50ms
-	dial        func() (conn, error) // tests only; nil = httpload.Dial
+	Phase time.Duration
+	// Arrivals spaces an open loop's requests: ArrivalsEven ("" too) or ArrivalsPoisson, drawn
+	// from Seed; Stream tells apart the generators that share one seed (agent I of a run draws
+	// stream I; internal/agent).
+	Arrivals     string
+	Seed, Stream uint64
+	Clock        Clock                // nil = RealClock
+	OnSecond     func(Snapshot)       // called once per second of the measured phase (may be nil)
+	ConnectWait  time.Duration        // pause after a failed connect before redialing; 0 = 50ms
+	dial         func() (conn, error) // tests only; nil = httpload.Dial
 
 	// OnComplete, when set, sees the end of every counted request that was sent, from the
 	// connections' threads at once (a fault's timeline: internal/fault); it must be quick.
 	OnComplete func(Completion)
 }
+
+// The arrivals of an open loop (Config.Arrivals).
+const (
+	// ArrivalsEven spaces requests exactly 1/R apart, as wrk2 does: the schedule a steady
+	// client would keep.
+	ArrivalsEven = "even"
+	// ArrivalsPoisson spaces them at random, independent, exponentially distributed gaps of mean
+	// 1/R, as pgbench's --rate does: the arrivals of many clients who do not wait for each other,
+	// which bunch up now and then as real traffic does.
+	ArrivalsPoisson = "poisson"
+)
+
+// ArrivalKinds are the values of Config.Arrivals.
+var ArrivalKinds = []string{ArrivalsEven, ArrivalsPoisson}
 
 // Completion is one counted request's end, as Config.OnComplete sees it.
 type Completion struct {
@@ -96,6 +116,10 @@ func (c *Config) Validate() error {
 		return errors.New("timeout must be positive (--timeout 2s)")
 	case c.Engine != "" && c.Engine != EngineLoop && c.Engine != EngineGoroutine:
 		return fmt.Errorf("engine %q is not known; use --engine loop or --engine goroutine", c.Engine)
+	case c.Arrivals != "" && !slices.Contains(ArrivalKinds, c.Arrivals):
+		return fmt.Errorf("--arrivals %q is not known; use --arrivals even or --arrivals poisson", c.Arrivals)
+	case c.Arrivals == ArrivalsPoisson && c.Rate == 0:
+		return errors.New("--arrivals poisson spaces an open loop's requests; give its rate with -R")
 	}
 	return c.validatePipeline()
 }

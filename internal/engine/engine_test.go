@@ -352,6 +352,8 @@ func TestValidate(t *testing.T) {
 		{"rate with requests", func(c *Config) { c.Rate = 10; c.Requests = 5 }},
 		{"no duration", func(c *Config) { c.Duration = 0 }},
 		{"no timeout", func(c *Config) { c.Timeout = 0 }},
+		{"unknown arrivals", func(c *Config) { c.Rate = 10; c.Arrivals = "bursty" }},
+		{"poisson without a rate", func(c *Config) { c.Arrivals = ArrivalsPoisson }},
 	}
 	if err := base.Validate(); err != nil {
 		t.Fatalf("valid config rejected: %v", err)
@@ -669,6 +671,31 @@ func TestOpenLoopCountsADeadServer(t *testing.T) {
 		}
 		if res.Succeeded == 0 || failed < 20 {
 			t.Fatalf("%d answered, errors %v: the requests due after the server died must fail", res.Succeeded, res.Errors)
+		}
+	})
+}
+
+// TestPoissonOpenLoop: with Poisson arrivals each engine sends exactly the requests its shares'
+// processes drew before the end (not R x d), and the server answers every one of them.
+func TestPoissonOpenLoop(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, engine string) {
+		srv := newCountingServer(t, hello)
+		cfg := config(t, engine, srv.URL)
+		cfg.Rate, cfg.Duration, cfg.Drain, cfg.Arrivals, cfg.Seed = 2000, time.Second, true, ArrivalsPoisson, 3
+		threads := cfg.Threads // the event loop's shares are its threads'
+		if engine == EngineGoroutine {
+			threads = 1 // one share: the run's
+		}
+		want := int64(len(poissonStarts(t, cfg.Seed, cfg.Rate, cfg.Connections, threads, cfg.Duration)))
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Completed != want || srv.requests.Load() != want {
+			t.Fatalf("completed %d, server saw %d; the Poisson schedule drew %d (2,000 evenly)", res.Completed, srv.requests.Load(), want)
+		}
+		if want == 2000 {
+			t.Fatal("the schedule drew 2,000 starts, as many as the even one: pick another seed to tell them apart")
 		}
 	})
 }

@@ -36,13 +36,14 @@ type sched struct {
 
 // initSched gives an open loop its share of the run's schedule: its connections are k, k+T,
 // k+2T, ... of the run's (executeLoop deals them round robin over T threads), so their requests
-// keep their places in the run's evenly spaced schedule.
+// keep their places in the run's evenly spaced schedule (or, with Poisson arrivals, the threads'
+// processes merge into the run's).
 func (l *loop) initSched() {
 	cfg := &l.r.cfg
 	if cfg.Rate <= 0 || len(l.conns) == 0 {
 		return
 	}
-	l.pacer = newSharePacer(l.r.clock, l.r.start.Add(cfg.Phase), cfg.Rate, l.conns[0].k, len(l.r.groups), len(l.conns), cfg.Connections)
+	l.pacer = l.r.sharePacer(l.conns[0].k, len(l.r.groups), len(l.conns))
 	l.free = make([]int32, 0, len(l.conns)) // each connection is on one of them at most once: no growth
 	l.spare = make([]int32, 0, len(l.conns))
 }

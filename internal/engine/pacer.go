@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -20,6 +22,10 @@ const lateAfter = time.Millisecond
 // run's, which connections then take from as they come free. Intended times never move when the
 // server is slow: a late request shifts nothing after it. Taking is safe from several
 // goroutines at once.
+//
+// With Poisson arrivals (usePoisson) the share's requests come instead at exponentially
+// distributed gaps, independently of each other, at the share's part of the rate; the shares'
+// processes together are then a Poisson process at the run's rate.
 type Pacer struct {
 	clock  Clock
 	start  time.Time
@@ -29,6 +35,50 @@ type Pacer struct {
 	count  int64   // connections in the share
 	conns  int64   // connections of the whole run
 	n      atomic.Int64
+	random *poisson // nil: evenly spaced
+}
+
+// poisson is a share's Poisson process: the next intended start, drawn from a seeded source so
+// that a run's schedule is the same each time it is drawn.
+type poisson struct {
+	mu   sync.Mutex
+	rng  *rand.Rand
+	mean float64 // ns between two of the share's requests on average
+	next float64 // ns after the start of the next request not taken
+}
+
+// usePoisson makes p's share a Poisson process at its part of the rate, drawn from seed and
+// stream (the generator's: its agent index). The share's first request is due after a gap of
+// its own, as in a process that began at start.
+func (p *Pacer) usePoisson(seed, stream uint64) {
+	mean := p.per * float64(p.conns) / float64(p.count)
+	rng := rand.New(rand.NewPCG(seed, stream<<32|uint64(p.first)))
+	p.random = &poisson{rng: rng, mean: mean, next: rng.ExpFloat64() * mean}
+}
+
+// take hands out the share's next intended start.
+func (p *Pacer) take() time.Time {
+	if p.random == nil {
+		return p.At(p.n.Add(1) - 1)
+	}
+	q := p.random
+	q.mu.Lock()
+	at := q.next
+	q.next += q.rng.ExpFloat64() * q.mean
+	q.mu.Unlock()
+	p.n.Add(1)
+	return p.start.Add(time.Duration(at))
+}
+
+// head returns the share's next intended start without taking it.
+func (p *Pacer) head() time.Time {
+	if p.random == nil {
+		return p.At(p.n.Load())
+	}
+	q := p.random
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return p.start.Add(time.Duration(q.next))
 }
 
 // NewPacer returns the pacer of connection k (0-based) of conns, at a total rate per second.
@@ -50,7 +100,7 @@ func newSharePacer(clock Clock, start time.Time, rate float64, first, stride, co
 	}
 }
 
-// At returns the intended start of the share's i-th request.
+// At returns the intended start of the share's i-th request in its even schedule.
 func (p *Pacer) At(i int64) time.Time {
 	round, k := i/p.count, i%p.count
 	j := round*p.conns + p.first + k*p.stride
@@ -60,7 +110,7 @@ func (p *Pacer) At(i int64) time.Time {
 // Next takes the next intended start and waits until it comes; ok is false when that start would
 // be at or after end, or when stop reports true while waiting.
 func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bool) {
-	intended = p.At(p.n.Add(1) - 1)
+	intended = p.take()
 	if !intended.Before(end) {
 		return intended, false
 	}
@@ -79,9 +129,15 @@ func (p *Pacer) Next(end time.Time, stop func() bool) (intended time.Time, ok bo
 // peek returns the next intended start without taking it; ok is false when it would be at or
 // after end.
 func (p *Pacer) peek(end time.Time) (intended time.Time, ok bool) {
-	intended = p.At(p.n.Load())
+	intended = p.head()
 	return intended, intended.Before(end)
 }
 
 // skip takes the start peek returned.
-func (p *Pacer) skip() { p.n.Add(1) }
+func (p *Pacer) skip() {
+	if p.random == nil {
+		p.n.Add(1)
+		return
+	}
+	p.take()
+}

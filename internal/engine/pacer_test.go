@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -119,4 +121,98 @@ func TestSharePacersMergeToRunSchedule(t *testing.T) {
 			}
 		}
 	}
+}
+
+// poissonStarts draws the merged schedule of threads' Poisson shares of conns connections over
+// span at rate, checking that each share's starts rise.
+func poissonStarts(t *testing.T, seed uint64, rate float64, conns, threads int, span time.Duration) []time.Duration {
+	t.Helper()
+	start := time.Unix(0, 0)
+	end := start.Add(span)
+	var all []time.Duration
+	for th := 0; th < threads; th++ {
+		count := (conns - th + threads - 1) / threads
+		p := newSharePacer(&fakeClock{now: start}, start, rate, th, threads, count, conns)
+		p.usePoisson(seed, 0)
+		last := time.Duration(-1)
+		for at, ok := p.peek(end); ok; at, ok = p.peek(end) {
+			p.skip()
+			d := at.Sub(start)
+			if d < last {
+				t.Fatalf("thread %d: start %v after %v, want each at or after the last", th, d, last)
+			}
+			last = d
+			all = append(all, d)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	return all
+}
+
+// TestPoissonArrivals: the threads' Poisson shares merge into one Poisson process at the run's
+// rate: as many starts as the rate asks for, give or take chance, and gaps that are exponential
+// (their spread equals their mean, and a tenth of them are shorter than a tenth of the mean),
+// where an even schedule has none shorter than the mean.
+func TestPoissonArrivals(t *testing.T) {
+	const rate, span = 2000.0, 20 * time.Second
+	all := poissonStarts(t, 7, rate, 5, 2, span)
+	want := rate * span.Seconds()
+	if n := float64(len(all)); math.Abs(n-want) > 4*math.Sqrt(want) {
+		t.Fatalf("%d starts in %v at %.0f/s, want %.0f ± %.0f", len(all), span, rate, want, 4*math.Sqrt(want))
+	}
+	var gaps []float64
+	for i := 1; i < len(all); i++ {
+		gaps = append(gaps, float64(all[i]-all[i-1]))
+	}
+	mean, sd := meanSD(gaps)
+	per := float64(time.Second) / rate
+	if math.Abs(mean-per) > 0.03*per {
+		t.Errorf("mean gap %.0f ns, want %.0f ns", mean, per)
+	}
+	if cv := sd / mean; cv < 0.95 || cv > 1.05 {
+		t.Errorf("gaps' sd / mean = %.3f, want 1 (exponential)", cv)
+	}
+	short := 0
+	for _, g := range gaps {
+		if g < per/10 {
+			short++
+		}
+	}
+	if frac, exp := float64(short)/float64(len(gaps)), 1-math.Exp(-0.1); math.Abs(frac-exp) > 0.01 {
+		t.Errorf("%.3f of gaps under a tenth of the mean, want %.3f", frac, exp)
+	}
+}
+
+// TestPoissonSeed: a seed draws the same schedule every time, another seed a different one, and
+// another stream of the same seed (another agent's) a different one too.
+func TestPoissonSeed(t *testing.T) {
+	a := poissonStarts(t, 1, 500, 4, 2, time.Second)
+	b := poissonStarts(t, 1, 500, 4, 2, time.Second)
+	c := poissonStarts(t, 2, 500, 4, 2, time.Second)
+	if !slices.Equal(a, b) {
+		t.Fatal("one seed drew two schedules")
+	}
+	if slices.Equal(a, c) {
+		t.Fatal("seeds 1 and 2 drew the same schedule")
+	}
+	start := time.Unix(0, 0)
+	first := func(stream uint64) time.Time {
+		p := newSharePacer(&fakeClock{now: start}, start, 500, 0, 1, 4, 4)
+		p.usePoisson(1, stream)
+		return p.take()
+	}
+	if first(0).Equal(first(1)) {
+		t.Fatal("streams 0 and 1 of seed 1 drew the same first start")
+	}
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)))
 }

@@ -39,6 +39,13 @@ func TestWarnings(t *testing.T) {
 		}, "15 requests were in flight"},
 		{"nothing succeeded", func(r *result.Record, _ *Usage) { r.Counts.Succeeded = 0; r.Counts.Failed = 10 }, "no request succeeded"},
 		{"rate missed", func(r *result.Record, _ *Usage) { r.Throughput.TargetRate = 400_000 }, "target rate missed"},
+		{"rate missed evenly", func(r *result.Record, _ *Usage) { r.Throughput.TargetRate, r.Counts.Attempted = 100, 930 }, "target rate missed"},
+		{"poisson short by chance", func(r *result.Record, _ *Usage) { // 2.2 sd of a Poisson count of 1,000
+			r.Throughput.TargetRate, r.Counts.Attempted, r.Parameters = 100, 930, map[string]any{"arrivals": ArrivalsPoisson}
+		}, ""},
+		{"poisson missed", func(r *result.Record, _ *Usage) {
+			r.Throughput.TargetRate, r.Counts.Attempted, r.Parameters = 100, 850, map[string]any{"arrivals": ArrivalsPoisson}
+		}, "target rate missed"},
 		{"interrupted", func(r *result.Record, _ *Usage) { r.Interrupted = true }, "partial result"},
 	}
 	for _, tt := range tests {

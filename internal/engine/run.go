@@ -216,12 +216,22 @@ func (r *run) execute(ctx context.Context, kind string) (*Result, error) {
 	return res, nil
 }
 
+// sharePacer returns the pacer of count of the run's connections, first, first+stride, ...: their
+// share of its schedule, evenly spaced or Poisson (Config.Arrivals).
+func (r *run) sharePacer(first, stride, count int) *Pacer {
+	p := newSharePacer(r.clock, r.start.Add(r.cfg.Phase), r.cfg.Rate, first, stride, count, r.cfg.Connections)
+	if r.cfg.Arrivals == ArrivalsPoisson {
+		p.usePoisson(r.cfg.Seed, r.cfg.Stream)
+	}
+	return p
+}
+
 // startConnections starts the goroutine engine: one goroutine per connection.
 func (r *run) startConnections() <-chan struct{} {
 	var wg sync.WaitGroup
 	if r.cfg.Rate > 0 {
 		n := r.cfg.Connections
-		r.pacer = newSharePacer(r.clock, r.start.Add(r.cfg.Phase), r.cfg.Rate, 0, 1, n, n)
+		r.pacer = r.sharePacer(0, 1, n)
 	}
 	for k := range r.slots {
 		g := r.groups[k%len(r.groups)] // round robin: remainders spread one per group

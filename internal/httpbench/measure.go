@@ -88,6 +88,9 @@ func newRecord(m Meta, cfg engine.Config) *result.Record {
 	if cfg.Rate > 0 {
 		params["rate"] = cfg.Rate
 	}
+	if cfg.Arrivals == engine.ArrivalsPoisson { // even, the default, is left out, as before it could be chosen
+		params["arrivals"], params["seed"] = cfg.Arrivals, int64(cfg.Seed)
+	}
 	if cfg.Warmup > 0 {
 		params["warmup"] = cfg.Warmup.String()
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"regexp"
@@ -22,13 +23,17 @@ import (
 
 // Options are the user's choices, as read from flags or a scenario.
 type Options struct {
-	URL          string
-	Threads      int // 0 = min(2, Connections), as wrk's default of 2
-	Connections  int
-	Duration     time.Duration
-	Requests     int64
-	Rate         float64
-	RateSet      bool // -R was given (so -R 0 is an error, not "closed loop")
+	URL         string
+	Threads     int // 0 = min(2, Connections), as wrk's default of 2
+	Connections int
+	Duration    time.Duration
+	Requests    int64
+	Rate        float64
+	RateSet     bool   // -R was given (so -R 0 is an error, not "closed loop")
+	Arrivals    string // an open loop's spacing: engine.ArrivalsEven ("" too) or engine.ArrivalsPoisson
+	// Seed draws Poisson arrivals when SeedSet (--seed); else each run draws a new one (NewSeed).
+	Seed         uint64
+	SeedSet      bool
 	Warmup       time.Duration
 	Timeout      time.Duration
 	NoKeepAlive  bool
@@ -50,6 +55,11 @@ type Options struct {
 	Streams    int
 	StreamsSet bool
 }
+
+// NewSeed returns a seed for a run's Poisson arrivals: each run draws new ones, and its record
+// keeps the seed (the seed parameter) so that --seed can draw them again. Seeds stay below 2^32,
+// which a JSON number holds exactly.
+func NewSeed() uint64 { return rand.Uint64N(1 << 32) }
 
 // fdReserve is how many descriptors beyond the connections iobench keeps for itself.
 const fdReserve = 64
@@ -99,6 +109,7 @@ func (o Options) Config() (engine.Config, error) {
 		Duration:    o.Duration,
 		Requests:    o.Requests,
 		Rate:        o.Rate,
+		Arrivals:    o.Arrivals,
 		Warmup:      o.Warmup,
 		Timeout:     o.Timeout,
 		KeepAlive:   !o.NoKeepAlive,
@@ -109,6 +120,15 @@ func (o Options) Config() (engine.Config, error) {
 	}
 	if o.StreamsSet {
 		cfg.Streams = o.Streams
+	}
+	if o.SeedSet && o.Arrivals != engine.ArrivalsPoisson {
+		return engine.Config{}, errors.New("--seed draws Poisson arrivals; add --arrivals poisson, or drop --seed")
+	}
+	if cfg.Arrivals == engine.ArrivalsPoisson {
+		cfg.Seed = o.Seed
+		if !o.SeedSet {
+			cfg.Seed = NewSeed()
+		}
 	}
 	if cfg.Threads == 0 {
 		cfg.Threads = max(1, min(2, cfg.Connections))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/iobench/iobench/internal/agent"
 	"github.com/iobench/iobench/internal/cli"
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/textblock"
@@ -41,7 +42,9 @@ func New(use, image string) *cobra.Command {
 Closed loop (default): each connection sends its next request when the previous response is in,
 as wrk does. Open loop (-R): requests are scheduled at a fixed total rate whatever the server does,
 and latency is timed from each request's intended start (no coordinated omission); the uncorrected
-latency and the schedule lag are shown beside it.
+latency and the schedule lag are shown beside it. The starts are evenly spaced, as wrk2's, or with
+--arrivals poisson random and independent, as many clients' who do not wait for each other are:
+they bunch up now and then, and the latency shows what the service's queue makes of that.
 
 https:// runs each connection's TLS handshake (ALPN http/1.1, sessions resumed across the run's
 redials) before its first request, and reports the handshakes on a line of their own (count,
@@ -90,6 +93,7 @@ with it.`,
 			f.opts.RateSet = cmd.Flags().Changed("rate")
 			f.opts.PipelineSet = cmd.Flags().Changed("pipeline")
 			f.opts.StreamsSet = cmd.Flags().Changed("streams")
+			f.opts.SeedSet = cmd.Flags().Changed("seed")
 			if err := f.find.prepare(cmd.Flags(), &f); err != nil {
 				return err
 			}
@@ -109,6 +113,8 @@ with it.`,
 	cli.DurationVarP(fs, &f.opts.Duration, "duration", "d", 10*time.Second, "measured duration (10s, 2m; bare numbers are seconds)")
 	fs.Int64VarP(&f.opts.Requests, "requests", "n", 0, "total requests instead of a duration (ab's -n)")
 	fs.Float64VarP(&f.opts.Rate, "rate", "R", 0, "open loop: total requests per second (wrk2's -R)")
+	fs.StringVar(&f.opts.Arrivals, "arrivals", engine.ArrivalsEven, "with -R: even (exactly 1/R apart, as wrk2) or poisson (random, independent arrivals of mean rate R, as pgbench --rate)")
+	fs.Uint64Var(&f.opts.Seed, "seed", 0, "with --arrivals poisson: draw the arrivals from this seed, as a record's seed parameter did (default a new one each run)")
 	fs.BoolVar(&f.latency, "latency", false, "print the latency distribution")
 	fs.StringArrayVarP(&f.opts.Headers, "header", "H", nil, "add a request header 'Name: value' (repeatable)")
 	cli.DurationVarP(fs, &f.opts.Timeout, "timeout", "", 2*time.Second, "a response slower than this is a timeout error")

@@ -2,6 +2,7 @@ package httpcmd
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/iobench/iobench/internal/cli"
 	"github.com/iobench/iobench/internal/engine"
+	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/textblock"
 )
 
@@ -67,5 +69,8 @@ func AgentArgs(fs *pflag.FlagSet) []string {
 		}
 		out = append(out, "--"+f.Name+"="+f.Value.String())
 	})
+	if a := fs.Lookup("arrivals"); a != nil && a.Value.String() == engine.ArrivalsPoisson && !fs.Changed("seed") {
+		out = append(out, fmt.Sprintf("--seed=%d", httpbench.NewSeed())) // one seed for the run, a stream per agent
+	}
 	return out
 }

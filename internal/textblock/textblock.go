@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/limit"
 	"github.com/iobench/iobench/internal/result"
 	"github.com/iobench/iobench/internal/units"
@@ -42,6 +43,9 @@ func header(p *printer, rec *result.Record) {
 	model := "closed loop"
 	if rec.LoadModel == "open" {
 		model = fmt.Sprintf("open loop at %s req/s", units.Count(int64(rec.Throughput.TargetRate)))
+		if rec.Parameters["arrivals"] == engine.ArrivalsPoisson {
+			model += ", Poisson arrivals"
+		}
 	}
 	p.f("Running %s @ %s (%s)\n", what, rec.Target, model)
 	p.f("  %v threads and %v connections%s\n", rec.Parameters["threads"], rec.Parameters["connections"], depthText(rec))

@@ -46,6 +46,12 @@ func fixture(open bool) *result.Record {
 	return rec
 }
 
+// poisson makes rec an open loop's with Poisson arrivals (--arrivals poisson).
+func poisson(rec *result.Record) *result.Record {
+	rec.Parameters["arrivals"] = "poisson"
+	return rec
+}
+
 // withTLS makes rec an https run's: 120 handshakes, 20 of them resumed.
 func withTLS(rec *result.Record) *result.Record {
 	hs, conn := stats.NewHistogram(), stats.NewHistogram()
@@ -79,6 +85,7 @@ func TestHTTPGolden(t *testing.T) {
 		{"open", fixture(true), TextOptions{}},
 		{"https", withTLS(fixture(false)), TextOptions{}},
 		{"https-open", withTLS(fixture(true)), TextOptions{}},
+		{"poisson", poisson(fixture(true)), TextOptions{}},
 		{"expect-status", expecting(fixture(false), "http", 201, 204), TextOptions{}},
 		{"workload-status", expecting(fixture(false), "hello", 200), TextOptions{}},
 	}
