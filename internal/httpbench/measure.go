@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -175,14 +176,17 @@ func (m *meters) schedDelay() time.Duration {
 }
 
 // caseOf sets apart, for grouping and compare, the runs whose wire differs from one request at a
-// time over HTTP/1.1: "pipeline 16", "h2c streams 100", "h2 streams 100". Runs differing in it are
-// never taken for repeats.
+// time over HTTP/1.1 ("pipeline 16", "h2c streams 100", "h2 streams 100"), or whose arrivals are
+// Poisson ("poisson", "pipeline 16 poisson"). Runs differing in it are never taken for repeats.
 func caseOf(cfg engine.Config) string {
+	var c string
 	if cfg.HTTP2 {
-		return fmt.Sprintf("%s streams %d", cfg.H2Protocol(), max(1, cfg.Streams))
+		c = fmt.Sprintf("%s streams %d", cfg.H2Protocol(), max(1, cfg.Streams))
+	} else if cfg.Pipeline > 1 {
+		c = fmt.Sprintf("pipeline %d", cfg.Pipeline)
 	}
-	if cfg.Pipeline > 1 {
-		return fmt.Sprintf("pipeline %d", cfg.Pipeline)
+	if cfg.Arrivals == engine.ArrivalsPoisson {
+		c = strings.TrimSpace(c + " poisson")
 	}
-	return ""
+	return c
 }

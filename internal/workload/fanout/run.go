@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/iobench/iobench/internal/engine"
@@ -139,7 +140,7 @@ func caseOf(r scenario.Run, rec *result.Record) string {
 	if rec.LoadModel == "open" {
 		size += fmt.Sprintf(" R%.0f", rec.Throughput.TargetRate)
 	}
-	return fmt.Sprintf("c%d %s", c, size)
+	return strings.TrimSpace(fmt.Sprintf("c%d %s %s", c, size, rec.Case)) // the generator's: poisson
 }
 
 func durationParam(r scenario.Run, name string, def time.Duration) time.Duration {

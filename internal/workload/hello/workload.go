@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/fail"
@@ -64,7 +65,7 @@ func run(ctx context.Context, e *workload.Env, r scenario.Run) (*result.Record, 
 		}
 	}, After: probeLimit(r)})
 	if rec != nil && !keep {
-		rec.Case = "no keep-alive" // its own group beside the keep-alive runs
+		rec.Case = strings.TrimSpace("no keep-alive " + rec.Case) // its own group beside the keep-alive runs
 	}
 	if rec != nil {
 		rec.Case = fault.WithCase(rec.Case, rec)
