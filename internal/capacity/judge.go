@@ -11,7 +11,10 @@ import (
 
 // StepResult is what one step measured over its window (warm-up excluded).
 type StepResult struct {
-	Target   float64 // req/s asked
+	Target float64 // req/s asked
+	// Offered, when above 0, is the rate the schedule offered in the window: with Poisson
+	// arrivals a count of mean Target x window, which the achieved rate is held to instead.
+	Offered  float64
 	Achieved float64 // responses per second the window received: the rate the service kept
 	Requests int64   // requests whose intended start fell in the window
 	Errors   int64
@@ -65,9 +68,13 @@ func judge(slos []SLO, r StepResult) (verdict, why string) {
 			broken = append(broken, fmt.Sprintf("%s %s ≥ %s", s.Metric, v, limitText(s)))
 		}
 	}
-	if ratio := units.Div(r.Achieved, r.Target); ratio < minAchieved {
+	asked, of := r.Target, ""
+	if r.Offered > 0 {
+		asked, of = r.Offered, " offered"
+	}
+	if ratio := units.Div(r.Achieved, asked); ratio < minAchieved {
 		// floored, so that a share just under 99% does not read as 99.0%
-		broken = append(broken, fmt.Sprintf("achieved %s of %s req/s (%.1f%%)", units.RateText(r.Achieved, ""), units.RateText(r.Target, ""), math.Floor(1000*ratio)/10))
+		broken = append(broken, fmt.Sprintf("achieved %s of %s req/s%s (%.1f%%)", units.RateText(r.Achieved, ""), units.RateText(asked, ""), of, math.Floor(1000*ratio)/10))
 	}
 	if len(broken) == 0 {
 		return Pass, strings.Join(held, ", ")

@@ -11,6 +11,7 @@ import (
 //
 //	max sustainable rate: 18,400 req/s with p99 7.9 ms < 20 ms, on 368 connections (bracket 18,400–18,750; confirmed 3 of 3; 11 steps, 94 s)
 //
+// (", Poisson arrivals" after the connections when the steps' were),
 // or what stopped it: the generator, too few connections, the floor, the steps, an interrupt.
 func (c *Record) Line() string {
 	tail := fmt.Sprintf("%d steps, %.0f s", len(c.Steps), c.Elapsed.Seconds())
@@ -68,7 +69,11 @@ func (c *Record) withSLO(at float64) string {
 	if worst == nil {
 		return ""
 	}
-	return fmt.Sprintf(" with %s, on %s connections", worst.Why, units.Count(int64(worst.Connections)))
+	arrivals := ""
+	if c.Search.Poisson {
+		arrivals = ", Poisson arrivals"
+	}
+	return fmt.Sprintf(" with %s, on %s connections%s", worst.Why, units.Count(int64(worst.Connections)), arrivals)
 }
 
 func (c *Record) lastTarget() float64 {

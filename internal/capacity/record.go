@@ -57,6 +57,7 @@ type StepRecord struct {
 	Phase       string  `json:"phase"` // climb, down, bisect, retry (more connections), confirm
 	Connections int     `json:"connections"`
 	TargetRate  float64 `json:"target_rate"`
+	Offered     float64 `json:"offered_rate,omitempty"` // Poisson arrivals: what the schedule offered
 	Achieved    float64 `json:"achieved_rate"`
 	P50         float64 `json:"p50_us"`
 	P99         float64 `json:"p99_us"`
@@ -80,7 +81,7 @@ type StepRecord struct {
 
 func newStepRecord(n int, phase string, conns int, r StepResult, verdict, why string) StepRecord {
 	return StepRecord{
-		N: n, Phase: phase, Connections: conns, TargetRate: r.Target, Achieved: round(r.Achieved, 2),
+		N: n, Phase: phase, Connections: conns, TargetRate: r.Target, Offered: round(r.Offered, 2), Achieved: round(r.Achieved, 2),
 		P50: us(r.Latency.P50), P99: us(r.Latency.P99), P999: us(r.Latency.P999), Max: us(r.Latency.Max),
 		ServiceP99: us(r.Service.P99), Requests: r.Requests, Errors: r.Errors, Verdict: verdict, Why: why,
 		GeneratorCPU: round(r.GeneratorCPU, 3), RunQueueDelay: us(r.RunQueueDelay), LateSends: r.LateSends, ConnWaits: r.ConnWaits,

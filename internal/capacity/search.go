@@ -33,6 +33,9 @@ type Settings struct {
 	// MaxConnections, when above 0, caps the connections a step is given without -c (the
 	// open-file limit).
 	MaxConnections int `json:"max_connections,omitempty"`
+	// Poisson says the steps' arrivals are Poisson (--arrivals poisson): each step is held to
+	// the rate its schedule offered, and the answer says so.
+	Poisson bool `json:"poisson,omitempty"`
 	// Rest, when set, is called after a failing step, to let the service drain what it queued
 	// before the next step.
 	Rest func(ctx context.Context, failed StepResult) `json:"-"`

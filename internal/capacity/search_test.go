@@ -322,6 +322,21 @@ func TestJudgeAchievedShare(t *testing.T) {
 	}
 }
 
+// TestJudgeOffered: with Poisson arrivals a step is held to the rate its schedule offered, which
+// falls short of the target by chance: 388 of 392 offered passes where 388 of 400 asked would not,
+// and 386 of 392 fails, saying "offered".
+func TestJudgeOffered(t *testing.T) {
+	l := Latencies{P50: time.Millisecond, P99: 2 * time.Millisecond}
+	r := StepResult{Target: 400, Offered: 392, Achieved: 388.5, Requests: 1960, Latency: l, Service: l}
+	if v, why := judge(p99Under20ms, r); v != Pass {
+		t.Errorf("388.5 of 392 offered: verdict %s (%s), want pass", v, why)
+	}
+	r.Achieved = 386
+	if v, why := judge(p99Under20ms, r); v != Service || !strings.Contains(why, "of 392 req/s offered (98.4%)") {
+		t.Errorf("386 of 392 offered: verdict %s, why %q: want a service failure naming the offered rate", v, why)
+	}
+}
+
 // TestJudgeLateSendsBreakLatency: requests sent late while their connection was free make a step
 // generator-bound only when a latency SLO (from the intended start) broke; a step that missed
 // only its rate, its latency holding, is the service's (a knee seen in quiet capacity-fanout

@@ -691,8 +691,8 @@ func TestPoissonOpenLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Completed != want || srv.requests.Load() != want {
-			t.Fatalf("completed %d, server saw %d; the Poisson schedule drew %d (2,000 evenly)", res.Completed, srv.requests.Load(), want)
+		if res.Completed != want || srv.requests.Load() != want || res.Scheduled != want {
+			t.Fatalf("completed %d, server saw %d, scheduled %d; the Poisson schedule drew %d (2,000 evenly)", res.Completed, srv.requests.Load(), res.Scheduled, want)
 		}
 		if want == 2000 {
 			t.Fatal("the schedule drew 2,000 starts, as many as the even one: pick another seed to tell them apart")

@@ -41,10 +41,11 @@ type Pacer struct {
 // poisson is a share's Poisson process: the next intended start, drawn from a seeded source so
 // that a run's schedule is the same each time it is drawn.
 type poisson struct {
-	mu   sync.Mutex
-	rng  *rand.Rand
-	mean float64 // ns between two of the share's requests on average
-	next float64 // ns after the start of the next request not taken
+	mu           sync.Mutex
+	rng          *rand.Rand
+	mean         float64 // ns between two of the share's requests on average
+	next         float64 // ns after the start of the next request not taken
+	seed, stream uint64  // what rng was made from: scheduled draws the schedule again
 }
 
 // usePoisson makes p's share a Poisson process at its part of the rate, drawn from seed and
@@ -52,8 +53,42 @@ type poisson struct {
 // its own, as in a process that began at start.
 func (p *Pacer) usePoisson(seed, stream uint64) {
 	mean := p.per * float64(p.conns) / float64(p.count)
-	rng := rand.New(rand.NewPCG(seed, stream<<32|uint64(p.first)))
-	p.random = &poisson{rng: rng, mean: mean, next: rng.ExpFloat64() * mean}
+	rng := p.source(seed, stream)
+	p.random = &poisson{rng: rng, mean: mean, next: rng.ExpFloat64() * mean, seed: seed, stream: stream}
+}
+
+// source is the random source of p's share of a Poisson schedule of seed and stream.
+func (p *Pacer) source(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, stream<<32|uint64(p.first)))
+}
+
+// Scheduled counts the share's intended starts in [from, end): the requests its schedule offered
+// then, whether or not they could be sent. It draws the schedule again, so it may run while the
+// share is in use.
+func (p *Pacer) Scheduled(from, end time.Time) int64 {
+	var n int64
+	if p.random == nil {
+		for i := int64(0); ; i++ {
+			at := p.At(i)
+			if !at.Before(end) {
+				return n
+			}
+			if !at.Before(from) {
+				n++
+			}
+		}
+	}
+	q := p.random
+	rng := p.source(q.seed, q.stream)
+	for t := rng.ExpFloat64() * q.mean; ; t += rng.ExpFloat64() * q.mean {
+		at := p.start.Add(time.Duration(t))
+		if !at.Before(end) {
+			return n
+		}
+		if !at.Before(from) {
+			n++
+		}
+	}
 }
 
 // take hands out the share's next intended start.

@@ -216,3 +216,31 @@ func meanSD(xs []float64) (mean, sd float64) {
 	}
 	return mean, math.Sqrt(sd / float64(len(xs)))
 }
+
+// TestScheduled: a share counts the intended starts of a window, evenly R x d of them, and with
+// Poisson arrivals those it hands out, counted again from its seed while it is in use.
+func TestScheduled(t *testing.T) {
+	start := time.Unix(0, 0)
+	from, end := start.Add(time.Second), start.Add(3*time.Second)
+	even := newSharePacer(&fakeClock{now: start}, start, 1000, 0, 1, 4, 4)
+	if n := even.Scheduled(from, end); n != 2000 {
+		t.Errorf("even: %d starts in 2 s at 1,000/s, want 2,000", n)
+	}
+	p := newSharePacer(&fakeClock{now: start}, start, 1000, 1, 2, 2, 4)
+	p.usePoisson(9, 1)
+	var want int64
+	for at, ok := p.peek(end); ok; at, ok = p.peek(end) {
+		if at.Sub(start) >= time.Second && want == 0 {
+			if got := p.Scheduled(from, end); got == 0 {
+				t.Fatal("Poisson: no starts counted in the window")
+			}
+		}
+		p.skip()
+		if !at.Before(from) {
+			want++
+		}
+	}
+	if got := p.Scheduled(from, end); got != want {
+		t.Errorf("Poisson: counted %d starts in the window, handed out %d", got, want)
+	}
+}

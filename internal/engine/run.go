@@ -53,7 +53,10 @@ type Result struct {
 	LateFree, ConnWaits int64
 	// Early counts the responses that came in the measured phase to requests of the warm-up
 	// (not counted elsewhere): with the counted ones, what the server answered in the phase.
-	Early     int64
+	Early int64
+	// Scheduled counts, in an open loop, the intended starts of the measured phase, sent or
+	// not: the requests the schedule offered (R x d evenly; a Poisson count of that mean).
+	Scheduled int64
 	BytesRead int64
 	Series    []result.Point
 	Rates     []float64 // per thread, per second
@@ -97,6 +100,9 @@ type run struct {
 	// whichever connection comes free first, so that a request waits for a connection only when
 	// every one is busy (the event loop keeps one such schedule per thread).
 	pacer *Pacer
+	// pacers are every share of the schedule, for Result.Scheduled.
+	pacersMu sync.Mutex
+	pacers   []*Pacer
 }
 
 // slot holds a connection's live socket so that a stop can close it and unblock a pending read,
@@ -223,7 +229,21 @@ func (r *run) sharePacer(first, stride, count int) *Pacer {
 	if r.cfg.Arrivals == ArrivalsPoisson {
 		p.usePoisson(r.cfg.Seed, r.cfg.Stream)
 	}
+	r.pacersMu.Lock()
+	r.pacers = append(r.pacers, p)
+	r.pacersMu.Unlock()
 	return p
+}
+
+// scheduled is Result.Scheduled: what every share of the schedule offered in the measured phase.
+func (r *run) scheduled() int64 {
+	r.pacersMu.Lock()
+	defer r.pacersMu.Unlock()
+	var n int64
+	for _, p := range r.pacers {
+		n += p.Scheduled(r.measure, r.end)
+	}
+	return n
 }
 
 // startConnections starts the goroutine engine: one goroutine per connection.

@@ -99,7 +99,7 @@ func (r *run) collect(t *ticker) *Result {
 		t.tick()
 		r.cfg.OnSecond = cb
 	}
-	res := &Result{Errors: map[string]int64{}, Series: t.points}
+	res := &Result{Errors: map[string]int64{}, Series: t.points, Scheduled: r.scheduled()}
 	if r.cfg.TLS != nil {
 		res.TLS = newTLSResult()
 	}

@@ -29,7 +29,7 @@ func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta
 	probe := cpuprobe.Run()
 	cfg.Warmup, cfg.Duration, cfg.Requests, cfg.Drain, cfg.OnSecond = s.Warmup.Std(), s.StepDuration.Std(), 0, false, nil
 	st := &stepper{base: cfg, slos: s.SLOs}
-	s.Rest = rest
+	s.Rest, s.Poisson = rest, cfg.Arrivals == engine.ArrivalsPoisson
 	sec, err := capacity.Search(ctx, s, st.step, progress)
 	if err != nil {
 		return nil, err
@@ -43,6 +43,9 @@ func FindMax(ctx context.Context, cfg engine.Config, s capacity.Settings, m Meta
 		m.Result(st.summed(res))
 	}
 	rec := newRecord(m, at)
+	if cfg.Arrivals == engine.ArrivalsPoisson {
+		rec.Parameters["seed"] = int64(cfg.Seed) // the search's: step i draws from seed + i
+	}
 	res.Fill(rec, at)
 	rec.CPUProbe, rec.MachineCPU = cpuprobe.Micros(probe), cost.busy
 	rec.Processes = append(rec.Processes, result.NewProcess(m.generatorName(), "generator", os.Getpid(), cost.used, cost.wall))
@@ -84,6 +87,7 @@ type stepCost struct {
 func (st *stepper) step(ctx context.Context, rate float64, conns int) (capacity.StepResult, error) {
 	cfg := st.base
 	cfg.Rate, cfg.Connections = rate, conns
+	cfg.Seed += uint64(len(st.results)) // Poisson arrivals: each step draws its own, so a confirmation is not a replay
 	cfg.Threads = min(cfg.Threads, conns)
 	run := cfg
 	open := connectTime(conns)
@@ -109,6 +113,9 @@ func (st *stepper) step(ctx context.Context, rate float64, conns int) (capacity.
 	st.results, st.configs = append(st.results, res), append(st.configs, cfg)
 	st.costs = append(st.costs, stepCost{used, busy, wall})
 	r := stepResult(res, rate, conns, used, wall, meters.schedDelay())
+	if cfg.Arrivals == engine.ArrivalsPoisson && cfg.Duration > 0 {
+		r.Offered = float64(res.Scheduled) / cfg.Duration.Seconds()
+	}
 	r.Stopped = stopped
 	return r, nil
 }

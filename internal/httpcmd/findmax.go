@@ -11,7 +11,6 @@ import (
 
 	"github.com/iobench/iobench/internal/capacity"
 	"github.com/iobench/iobench/internal/cli"
-	"github.com/iobench/iobench/internal/engine"
 	"github.com/iobench/iobench/internal/httpbench"
 	"github.com/iobench/iobench/internal/result"
 )
@@ -59,9 +58,6 @@ func (m *findMaxFlags) prepare(fs *pflag.FlagSet, f *httpFlags) error {
 		if fs.Changed(name) {
 			return cli.BadInput("%s does not go with --find-max, which chooses each step's rate and duration itself; drop it", flagName(fs, name))
 		}
-	}
-	if f.opts.Arrivals == engine.ArrivalsPoisson {
-		return cli.BadInput("--arrivals poisson does not go with --find-max: a step passes on 99%% of its rate, which random arrivals miss by chance in short steps; drop --arrivals")
 	}
 	s := &m.settings
 	for _, text := range m.slos {

@@ -23,7 +23,6 @@ func TestFindMaxBadInput(t *testing.T) {
 		{[]string{"--find-max", "--slo", "p99<20ms", "-d", "5s", url}, "-d (--duration) does not go with --find-max"},
 		{[]string{"--find-max", "--slo", "p99<20ms", "--agents-local", "2", url}, "--agents-local does not go with --find-max"},
 		{[]string{"--find-max", "--slo", "p99<20ms", "--agent", "0/2", url}, "--agent does not go with --find-max"},
-		{[]string{"--find-max", "--slo", "p99<20ms", "--arrivals", "poisson", url}, "--arrivals poisson does not go with --find-max"},
 		{[]string{"--slo", "p99<20ms", url}, "--slo is a setting of --find-max; add --find-max"},
 		{[]string{"--ceiling", "100", url}, "--ceiling is a setting of --find-max"},
 		{[]string{"--find-max", "--slo", "p99<soon", url}, `"soon" is not a positive duration`},

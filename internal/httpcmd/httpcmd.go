@@ -61,7 +61,8 @@ https:// (a server that does not choose h2 stops the run before any load, saying
 intended start: p50, p99, p99.9 or max below a duration; errors below a percentage). Each step is
 an open loop at one rate: its connections open, then a --warmup (default 1s), then a measured
 window (--step-duration, default 5s), stopped early once it has failed whatever the rest brings.
-A step passes when every SLO holds and at least 99% of the rate was achieved. The
+A step passes when every SLO holds and at least 99% of the rate was achieved (with --arrivals
+poisson, of the rate its schedule offered, each step drawing its own). The
 search climbs from --start-rate (default 1000) by x2 to the first failing step, bisects to
 --precision (default 0.02), steps down by /2 to --floor (default 10) when the first step fails,
 stops at --ceiling (default 100000) and confirms the answer with 3 more passing runs, stepping

@@ -102,6 +102,9 @@ func search(ctx context.Context, r scenario.Run, cfg engine.Config, m httpbench.
 	if !s.ConnectionsGiven {
 		cfg.Connections = capacity.DefaultConnections(s.StartRate, s.SLOs)
 	}
+	if v, _ := r.Params["arrivals"].(string); v == engine.ArrivalsPoisson { // each step an open loop of them
+		cfg.Arrivals, cfg.Seed = v, httpbench.NewSeed()
+	}
 	step := func(st capacity.StepRecord) {
 		if progress != nil {
 			fmt.Fprintf(progress, "\r\033[K  %s\n", capacity.Progress(st))

@@ -69,7 +69,7 @@ func Params() scenario.WorkloadSpec {
 			"rate": {Type: scenario.Float, Check: scenario.NonNegative,
 				Doc: "open loop: total requests per second; 0 or unset takes rate_of_peak of the closed loop's peak in the same repeat"},
 			"arrivals": {Type: scenario.String, Enum: engine.ArrivalKinds,
-				Doc: "open loop: even (requests exactly 1/rate apart, as wrk2) or poisson (random, independent arrivals averaging rate, as pgbench --rate), each run drawing new ones (its record keeps the seed); closed loops and searches ignore it"},
+				Doc: "open loop: even (requests exactly 1/rate apart, as wrk2) or poisson (random, independent arrivals averaging rate, as pgbench --rate), each run drawing new ones (its record keeps the seed); searches (load: max) too, a closed loop ignores it"},
 			"rate_of_peak": {Type: scenario.Float, Check: fraction,
 				Doc: "open loop without rate: the share of the closed-loop peak to offer, in (0, 1]; 0.5 if unset"},
 			"timeout": {Type: scenario.Duration, Check: scenario.PositiveDuration, Doc: "a slower response counts as a timeout error"},
@@ -109,7 +109,7 @@ func Options(r scenario.Run, u string, rate float64) httpbench.Options {
 	if v, ok := r.Params["engine"].(string); ok {
 		o.Engine = v
 	}
-	if v, ok := r.Params["arrivals"].(string); ok && rate > 0 {
+	if v, ok := r.Params["arrivals"].(string); ok && rate > 0 { // a search's steps take it in search
 		o.Arrivals = v
 	}
 	return o
