@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,16 @@ func (p *Pacer) usePoisson(seed, stream uint64) {
 	p.random = &poisson{rng: rng, mean: mean, next: rng.ExpFloat64() * mean, seed: seed, stream: stream}
 }
 
+// firstAt returns the index of the even share's first intended start at or after t, found by
+// bisection (At rises with its index).
+func (p *Pacer) firstAt(t time.Time) int64 {
+	hi := int64(1)
+	for p.At(hi - 1).Before(t) {
+		hi *= 2
+	}
+	return int64(sort.Search(int(hi), func(i int) bool { return !p.At(int64(i)).Before(t) }))
+}
+
 // source is the random source of p's share of a Poisson schedule of seed and stream.
 func (p *Pacer) source(seed, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, stream<<32|uint64(p.first)))
@@ -66,18 +77,10 @@ func (p *Pacer) source(seed, stream uint64) *rand.Rand {
 // then, whether or not they could be sent. It draws the schedule again, so it may run while the
 // share is in use.
 func (p *Pacer) Scheduled(from, end time.Time) int64 {
-	var n int64
 	if p.random == nil {
-		for i := int64(0); ; i++ {
-			at := p.At(i)
-			if !at.Before(end) {
-				return n
-			}
-			if !at.Before(from) {
-				n++
-			}
-		}
+		return p.firstAt(end) - p.firstAt(from)
 	}
+	var n int64
 	q := p.random
 	rng := p.source(q.seed, q.stream)
 	for t := rng.ExpFloat64() * q.mean; ; t += rng.ExpFloat64() * q.mean {

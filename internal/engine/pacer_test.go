@@ -226,6 +226,10 @@ func TestScheduled(t *testing.T) {
 	if n := even.Scheduled(from, end); n != 2000 {
 		t.Errorf("even: %d starts in 2 s at 1,000/s, want 2,000", n)
 	}
+	half := newSharePacer(&fakeClock{now: start}, start, 1000, 1, 2, 2, 4) // connections 1 and 3 of 4
+	if n := half.Scheduled(from, end); n != 1000 {
+		t.Errorf("even, half the connections: %d starts in 2 s at 1,000/s, want 1,000", n)
+	}
 	p := newSharePacer(&fakeClock{now: start}, start, 1000, 1, 2, 2, 4)
 	p.usePoisson(9, 1)
 	var want int64
