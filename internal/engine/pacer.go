@@ -74,8 +74,8 @@ func (p *Pacer) source(seed, stream uint64) *rand.Rand {
 }
 
 // Scheduled counts the share's intended starts in [from, end): the requests its schedule offered
-// then, whether or not they could be sent. It draws the schedule again, so it may run while the
-// share is in use.
+// then, whether or not they could be sent. An even share finds them by bisection; a Poisson one
+// draws its schedule again from its seed, so it may run while the share is in use.
 func (p *Pacer) Scheduled(from, end time.Time) int64 {
 	if p.random == nil {
 		return p.firstAt(end) - p.firstAt(from)
