@@ -50,12 +50,27 @@ type poisson struct {
 }
 
 // usePoisson makes p's share a Poisson process at its part of the rate, drawn from seed and
-// stream (the generator's: its agent index). The share's first request is due after a gap of
-// its own, as in a process that began at start.
-func (p *Pacer) usePoisson(seed, stream uint64) {
-	mean := p.per * float64(p.conns) / float64(p.count)
-	rng := p.source(seed, stream)
-	p.random = &poisson{rng: rng, mean: mean, next: rng.ExpFloat64() * mean, seed: seed, stream: stream}
+// stream (the generator's: its agent index).
+func (p *Pacer) usePoisson(seed, stream uint64) { p.random = p.newPoisson(seed, stream) }
+
+// newPoisson returns p's share of a Poisson schedule of seed and stream, from its beginning: its
+// first request is due after a gap of its own, as in a process that began at start.
+func (p *Pacer) newPoisson(seed, stream uint64) *poisson {
+	q := &poisson{rng: rand.New(rand.NewPCG(seed, stream<<32|uint64(p.first))),
+		mean: p.per * float64(p.conns) / float64(p.count), seed: seed, stream: stream}
+	q.next = q.gap()
+	return q
+}
+
+// gap draws the time to the next request, in ns.
+func (q *poisson) gap() float64 { return q.rng.ExpFloat64() * q.mean }
+
+// draw returns the next request's start, in ns after the share's start, and moves past it; the
+// caller holds q.mu when others may draw.
+func (q *poisson) draw() float64 {
+	at := q.next
+	q.next += q.gap()
+	return at
 }
 
 // firstAt returns the index of the even share's first intended start at or after t, found by
@@ -68,11 +83,6 @@ func (p *Pacer) firstAt(t time.Time) int64 {
 	return int64(sort.Search(int(hi), func(i int) bool { return !p.At(int64(i)).Before(t) }))
 }
 
-// source is the random source of p's share of a Poisson schedule of seed and stream.
-func (p *Pacer) source(seed, stream uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, stream<<32|uint64(p.first)))
-}
-
 // Scheduled counts the share's intended starts in [from, end): the requests its schedule offered
 // then, whether or not they could be sent. An even share finds them by bisection; a Poisson one
 // draws its schedule again from its seed, so it may run while the share is in use.
@@ -81,10 +91,9 @@ func (p *Pacer) Scheduled(from, end time.Time) int64 {
 		return p.firstAt(end) - p.firstAt(from)
 	}
 	var n int64
-	q := p.random
-	rng := p.source(q.seed, q.stream)
-	for t := rng.ExpFloat64() * q.mean; ; t += rng.ExpFloat64() * q.mean {
-		at := p.start.Add(time.Duration(t))
+	q := p.newPoisson(p.random.seed, p.random.stream)
+	for {
+		at := p.start.Add(time.Duration(q.draw()))
 		if !at.Before(end) {
 			return n
 		}
@@ -101,8 +110,7 @@ func (p *Pacer) take() time.Time {
 	}
 	q := p.random
 	q.mu.Lock()
-	at := q.next
-	q.next += q.rng.ExpFloat64() * q.mean
+	at := q.draw()
 	q.mu.Unlock()
 	p.n.Add(1)
 	return p.start.Add(time.Duration(at))
